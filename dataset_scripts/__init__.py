@@ -1,0 +1,59 @@
+"""semrel datasets: builders over the upstream releases, stable splits, export to the Hub layout.
+
+    >>> from dataset_scripts import load
+    >>> load("str-2021", "cv-fold-0")["test"]
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import datasets
+
+from .errors import DataValidationError, SourceError
+from .registry import REGISTRY, DatasetSpec, get_spec
+from .sources import Source, fetch
+
+__all__ = ["load", "builder", "REGISTRY", "DatasetSpec", "get_spec", "Source", "fetch",
+           "DataValidationError", "SourceError", "code_hash"]
+
+
+@lru_cache(maxsize=1)
+def code_hash() -> str:
+    """Cache key: package version + the bytes of every builder file, so edits never serve stale rows."""
+    try:
+        digest = hashlib.sha256(version("semrel").encode())
+    except PackageNotFoundError:
+        digest = hashlib.sha256(b"semrel-unversioned")
+    root = Path(__file__).parent
+    for path in sorted(root.rglob("*")):
+        if path.suffix in {".py", ".md", ".j2"} and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def builder(dataset_id: str, config: str = "default", *, mirror=None, data_dir=None,
+            cache_dir=None, **builder_kwargs):
+    """An un-prepared builder of ``dataset_id``/``config`` (cache keyed on :func:`code_hash`)."""
+    spec = get_spec(dataset_id)
+    return spec.builder_class(
+        config_name=config,
+        data_dir=None if data_dir is None else str(data_dir),
+        cache_dir=None if cache_dir is None else str(cache_dir),
+        hash=code_hash(),
+        dataset_name=dataset_id.replace("-", "_"),
+        mirror=mirror,
+        **builder_kwargs,
+    )
+
+
+def load(dataset_id: str, config: str = "default", *, mirror=None, data_dir=None,
+         cache_dir=None, **builder_kwargs) -> datasets.DatasetDict:
+    """Build (or reuse from cache) ``dataset_id``/``config`` and return its splits."""
+    b = builder(dataset_id, config, mirror=mirror, data_dir=data_dir, cache_dir=cache_dir,
+                **builder_kwargs)
+    b.download_and_prepare()
+    return b.as_dataset()

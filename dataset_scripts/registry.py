@@ -1,0 +1,48 @@
+"""Every dataset of the suite, its configs and its native score range."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .base import SemrelBuilder
+from .str_2021 import Str2021
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    builder_class: type[SemrelBuilder]
+
+    @property
+    def dataset_id(self) -> str:
+        return self.builder_class.DATASET_ID
+
+    @property
+    def score_range(self) -> tuple[float, float]:
+        return self.builder_class.SCORE_RANGE
+
+    @property
+    def configs(self) -> list[str]:
+        return [c.name for c in self.builder_class.BUILDER_CONFIGS]
+
+    @property
+    def user_data_configs(self) -> list[str]:
+        return [c.name for c in self.builder_class.BUILDER_CONFIGS if c.needs_user_data]
+
+    @property
+    def redistributable(self) -> bool:
+        return self.builder_class.redistributable()
+
+
+REGISTRY: dict[str, DatasetSpec] = {
+    spec.dataset_id: spec
+    for spec in (
+        DatasetSpec(Str2021),
+    )
+}
+
+
+def get_spec(dataset_id: str) -> DatasetSpec:
+    try:
+        return REGISTRY[dataset_id]
+    except KeyError:
+        raise KeyError(f"unknown dataset {dataset_id!r}; known: {', '.join(sorted(REGISTRY))}") from None

@@ -1,0 +1,3 @@
+from .builder import SOURCE, Str2021, read_pairs
+
+__all__ = ["SOURCE", "Str2021", "read_pairs"]
