@@ -70,16 +70,21 @@ def build_dataset(dataset_id: str, out_root: Path, *, mirror=None, data_dir=None
     return result
 
 
-def dataset_card(spec, built: dict, body: str) -> DatasetCard:
-    """README with metadata: licence, languages, task categories, configs and features."""
+def card_metadata(spec) -> DatasetCardData:
+    """The dataset-level card metadata: name, licence, languages, task categories, tags."""
     b = spec.builder_class
-    card_data = DatasetCardData(
+    return DatasetCardData(
         pretty_name=getattr(b, "PRETTY_NAME", spec.dataset_id),
         license=getattr(b, "CARD_LICENSE", "other"),
         language=getattr(b, "LANGUAGES", ["en"]),
         task_categories=getattr(b, "TASK_CATEGORIES", ["sentence-similarity"]),
         tags=["semantic-textual-similarity", "semrel"],
     )
+
+
+def dataset_card(spec, built: dict, body: str) -> DatasetCard:
+    """README with metadata: licence, languages, task categories, configs and features."""
+    card_data = card_metadata(spec)
     default = next(iter(built))
     MetadataConfigs({
         config: {

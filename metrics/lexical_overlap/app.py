@@ -1,5 +1,5 @@
 import evaluate
 from evaluate.utils import launch_gradio_widget
 
-module = evaluate.load("lexical_overlap")
+module = evaluate.load("lexical_overlap.py")
 launch_gradio_widget(module)
