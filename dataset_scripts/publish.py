@@ -1,0 +1,285 @@
+"""Publishing to the Hub: dataset repos, metric Spaces and model repos — checked first, then pushed.
+
+What a push sends (one repo and one commit per artefact; the repo mirrors the folder):
+
+- a dataset that may be redistributed: ``build/hub/datasets/<id>/`` (Parquet, README card with
+  configs and features, ``images/``), after :func:`~dataset_scripts.export.verify_folder` has
+  rebuilt it from the upstream files and found it identical;
+- a dataset that may not (every Source must allow it): **the card only** — a README whose YAML
+  keeps licence, languages, task categories and tags but no ``configs`` (there is no data to
+  point at), its plots, and build-it-yourself instructions — staged in ``build/hub/cards/<id>/``;
+- a metric: ``build/hub/spaces/<name>/`` (see :mod:`dataset_scripts.spaces`);
+- a model folder written by ``python -m trainers fit``: its files, README model card included.
+
+Before anything is uploaded every artefact is checked (:func:`check`) and a single problem stops
+the push: a dataset folder that fails verification, a Space that would not run standalone, a
+model folder without a card, a card-only folder that quotes a row of the data, or anything that
+looks like a raw Amazon Mechanical Turk WorkerId. Idempotency is the Hub client's: the preupload
+call returns each remote file's oid, unchanged files are dropped from the commit and an empty
+commit is not made. The token comes from the standard huggingface_hub sources (``HF_TOKEN``,
+``hf auth login``) and is passed to the client only — never printed or logged.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import shutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from huggingface_hub import DatasetCard, HfApi, ModelCard, get_token
+
+from .export import card_metadata, verify_folder
+from .registry import REGISTRY, get_spec
+from .spaces import check_space, metric_names
+
+# An MTurk WorkerId: "A" + 11–20 upper-case letters/digits, with at least one digit.
+WORKER_ID = re.compile(r"\bA(?=[A-Z]*[0-9])[A-Z0-9]{11,20}\b")
+TEXT_SUFFIXES = {".md", ".txt", ".py", ".json", ".yaml", ".yml", ".csv", ".tsv", ".jsonl"}
+ROW_COLUMNS = ("sentence1", "sentence2", "condition")  # pair-schema text a card must never quote
+REPO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+WEIGHTS = ("*.safetensors", "*.bin", "*.pt", "*.pth", "*.onnx")
+
+
+class PublishError(RuntimeError):
+    """A push refused before any upload, or stopped by the server (see :class:`PushFailed`)."""
+
+
+class PushFailed(PublishError):
+    """The server failed mid-push: what was done, what failed, what was not attempted."""
+
+    def __init__(self, done: list["Pushed"], failed: "Artefact", pending: list["Artefact"],
+                 repo_id: str, cause: BaseException):
+        self.done, self.failed, self.pending = done, failed, pending
+        super().__init__(
+            f"push of {repo_id} ({failed.kind}) failed: {type(cause).__name__}: {cause}\n"
+            f"  its commit was not confirmed, so it is NOT reported as published.\n"
+            f"  published before the error: {', '.join(p.repo_id for p in done) or 'none'}\n"
+            f"  not attempted: {', '.join(a.name for a in pending) or 'none'}\n"
+            "  Re-run the same command to resume: repos already up to date get no new commit and "
+            "LFS files the server already holds are not sent again.")
+
+
+@dataclass(frozen=True)
+class Artefact:
+    """One repo to publish: every file under ``folder`` goes to ``<namespace>/<name>``."""
+
+    kind: str  # "dataset", "dataset card", "space" or "model"
+    name: str
+    repo_type: str  # "dataset", "space" or "model"
+    folder: Path
+    note: str = ""
+
+    def files(self) -> list[str]:
+        return sorted(p.relative_to(self.folder).as_posix() for p in self.folder.rglob("*")
+                      if p.is_file())
+
+
+@dataclass(frozen=True)
+class Pushed:
+    artefact: Artefact
+    repo_id: str
+    commit: str
+    changed: bool  # False: the repo already held exactly these files, no commit was made
+
+
+def known_names() -> list[str]:
+    return sorted(REGISTRY) + metric_names()
+
+
+def plan(out: Path, names: Iterable[str], models: Iterable[Path] = ()) -> list[Artefact]:
+    """The artefacts to push from the build folder ``out`` (``build/``): the datasets and metrics
+    called ``names`` (see :func:`known_names`) and the model folders ``models``."""
+    names = list(names)
+    unknown = sorted(set(names) - set(known_names()))
+    if unknown:
+        raise PublishError(f"unknown dataset or metric name(s) {unknown}; known: {known_names()}")
+    only = names
+    hub = Path(out) / "hub"
+    artefacts = []
+    for dataset_id in [n for n in only if n in REGISTRY]:
+        spec = get_spec(dataset_id)
+        folder = hub / "datasets" / dataset_id
+        if spec.redistributable:
+            if not (folder / "README.md").is_file():
+                raise PublishError(f"{dataset_id} is not built ({folder}): run `upload.py build` first")
+            artefacts.append(Artefact("dataset", dataset_id, "dataset", folder,
+                                      "Parquet + card"))
+        else:
+            staged = stage_card_only(dataset_id, folder, hub / "cards" / dataset_id)
+            artefacts.append(Artefact("dataset card", dataset_id, "dataset", staged,
+                                      "card only: the licence forbids redistributing the data"))
+    for name in [n for n in only if n not in REGISTRY]:
+        folder = hub / "spaces" / name
+        if not folder.is_dir():
+            raise PublishError(f"metric {name} has no Space folder ({folder}): run `upload.py build`")
+        artefacts.append(Artefact("space", name, "space", folder, "metric Space (gradio)"))
+    for folder in map(Path, models):
+        if not REPO_NAME.match(folder.name):
+            raise PublishError(f"model folder name {folder.name!r} is not a valid Hub repo name")
+        artefacts.append(Artefact("model", folder.name, "model", folder, "model + card"))
+    return artefacts
+
+
+def stage_card_only(dataset_id: str, built: Path, dest: Path) -> Path:
+    """Write the card-only repo folder of a dataset that may not be redistributed.
+
+    The body is the built card's (statistics and plots, no rows) when the dataset was built,
+    else one made from the builder's description; build-it-yourself instructions are appended
+    unless the body already gives the build command.
+    """
+    spec = get_spec(dataset_id)
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    if (built / "README.md").is_file():
+        body = DatasetCard.load(built / "README.md").text.strip()
+        if (built / "images").is_dir():
+            shutil.copytree(built / "images", dest / "images")
+    else:
+        body = _description(spec)
+    if f"upload.py build --only {dataset_id}" not in body:
+        body += "\n\n" + _build_yourself(spec)
+    (dest / "README.md").write_text(
+        f"---\n{card_metadata(spec).to_yaml()}\n---\n\n{body}\n", encoding="utf-8")
+    return dest
+
+
+def _description(spec) -> str:
+    b = spec.builder_class
+    doc = (inspect.getmodule(b).__doc__ or "").strip()
+    configs = "\n".join(f"- `{c.name}`: {c.description or ''}" for c in b.BUILDER_CONFIGS)
+    return (f"# {getattr(b, 'PRETTY_NAME', spec.dataset_id)}\n\n{doc}\n\n"
+            f"**Licence.** {b.LICENSE}\n\nHomepage: {b.HOMEPAGE}\n\n## Configs\n{configs}\n\n"
+            f"## Citation\n```bibtex\n{b.CITATION}\n```")
+
+
+def _build_yourself(spec) -> str:
+    user = spec.user_data_configs
+    data_dir = f" --data-dir {spec.dataset_id}=DIR" if user else ""
+    needs = (f"\nConfigs {', '.join(f'`{c}`' for c in user)} need files the authors give to "
+             f"each user: put them in DIR (the builder's error message names each file).\n"
+             if user else "")
+    return (f"## Build it yourself\n\nThis repository holds **no data**: the licence does not allow "
+            f"redistributing it. Build it locally from the upstream files (sha256-verified) with "
+            f"the semrel package:\n\n```bash\npip install -e .   # in a clone of semrel\n"
+            f"python upload.py build --only {spec.dataset_id}{data_dir}\n"
+            f"python -c \"from dataset_scripts import load; print(load('{spec.dataset_id}', "
+            f"'{spec.configs[0]}'))\"\n```\n{needs}")
+
+
+def check(artefacts: list[Artefact], *, mirror=None, data_dir: dict | None = None,
+          cache_dir=None) -> None:
+    """Raise :class:`PublishError` listing every problem; nothing may be uploaded until clean."""
+    problems = []
+    for a in artefacts:
+        found = _leaks(a)
+        if a.kind == "dataset":
+            found += [f"verification failed: {p}" for p in verify_folder(
+                a.folder, a.name, mirror=mirror, data_dir=(data_dir or {}).get(a.name),
+                cache_dir=cache_dir)]
+        elif a.kind == "dataset card":
+            found += _card_only_problems(a, a.folder.parents[1] / "datasets" / a.name)
+        elif a.kind == "space":
+            found += check_space(a.folder)
+        elif a.kind == "model":
+            found += _model_problems(a.folder)
+        problems += [f"{a.kind} {a.name}: {p}" for p in found]
+    if problems:
+        raise PublishError("refusing to push, nothing was uploaded:\n  " + "\n  ".join(problems))
+
+
+def _leaks(a: Artefact) -> list[str]:
+    """Anything in the artefact's files that looks like a raw MTurk WorkerId."""
+    found = []
+    for rel in a.files():
+        path = a.folder / rel
+        if path.suffix in TEXT_SUFFIXES:
+            hit = WORKER_ID.search(path.read_text(encoding="utf-8", errors="replace"))
+            if hit:
+                found.append(f"{rel}: contains what looks like a raw MTurk WorkerId ({hit[0][:4]}…)")
+        elif path.suffix == ".parquet":
+            table = pq.read_table(path)
+            for name in table.column_names:
+                column = table[name]
+                if not (column.type == "string" or column.type == "large_string"):
+                    continue
+                hits = pc.filter(column, pc.match_substring_regex(column, r"^A[A-Z0-9]{11,20}$"))
+                hits = [v for v in hits.to_pylist() if WORKER_ID.fullmatch(v)]
+                if hits:
+                    found.append(f"{rel}: column {name!r} holds {len(hits)} value(s) that look like "
+                                 f"raw MTurk WorkerIds ({hits[0][:4]}…): pseudonymise them")
+    return found
+
+
+def _card_only_problems(a: Artefact, built: Path) -> list[str]:
+    problems = [f"{rel}: a card-only repo may hold only README.md and images/*.png"
+                for rel in a.files() if rel != "README.md" and not
+                (rel.startswith("images/") and rel.endswith(".png"))]
+    card = (a.folder / "README.md").read_text(encoding="utf-8")
+    texts = set()
+    for path in built.rglob("*.parquet"):
+        names = [c for c in ROW_COLUMNS if c in pq.read_schema(path).names]
+        for column in pq.read_table(path, columns=names).columns:
+            texts.update(column.to_pylist())
+    quoted = sorted(t for t in texts if t and len(t) >= 12 and t in card)
+    if quoted:
+        problems.append(f"README.md quotes {len(quoted)} sentence(s) of the data "
+                        f"(e.g. {quoted[0][:30]!r}…)")
+    return problems
+
+
+def _model_problems(folder: Path) -> list[str]:
+    if not folder.is_dir():
+        return [f"{folder} is not a folder"]
+    if not (folder / "README.md").is_file():
+        return [f"{folder}/README.md (the model card) is missing"]
+    problems = []
+    if not ModelCard.load(folder / "README.md").data.to_dict():
+        problems.append("README.md has no YAML metadata (licence, datasets, metrics, ...)")
+    if not any(next(folder.rglob(pattern), None) for pattern in WEIGHTS):
+        problems.append(f"no weights file ({', '.join(WEIGHTS)}) in {folder}")
+    return problems
+
+
+def resolve_token() -> str:
+    """The token from the standard sources (``HF_TOKEN``, the ``hf auth login`` file)."""
+    token = get_token()
+    if not token:
+        raise PublishError("no Hugging Face token: set HF_TOKEN or run `hf auth login` "
+                           "(a token with write access to the namespace); nothing was uploaded")
+    return token
+
+
+def push(artefacts: list[Artefact], namespace: str, *, private: bool = False,
+         token: str | None = None, say: Callable[[str], None] = print) -> list[Pushed]:
+    """Create each repo (if needed) and commit its folder; returns what was pushed.
+
+    A server error stops the push with :class:`PushFailed`; re-running resumes.
+    """
+    if not REPO_NAME.match(namespace):
+        raise PublishError(f"invalid namespace {namespace!r}")
+    api = HfApi(token=token or resolve_token())
+    message = f"semrel {version('semrel')}"
+    done: list[Pushed] = []
+    for i, a in enumerate(artefacts):
+        repo_id = f"{namespace}/{a.name}"
+        try:
+            api.create_repo(repo_id, repo_type=a.repo_type, private=private, exist_ok=True,
+                            space_sdk="gradio" if a.repo_type == "space" else None)
+            before = api.repo_info(repo_id, repo_type=a.repo_type).sha
+            info = api.upload_folder(repo_id=repo_id, repo_type=a.repo_type, folder_path=a.folder,
+                                     commit_message=f"{message}: {a.kind} {a.name}",
+                                     delete_patterns="*")
+        except Exception as exc:  # network and server errors come in many types
+            raise PushFailed(done, a, artefacts[i + 1:], repo_id, exc) from exc
+        done.append(Pushed(a, repo_id, info.oid, changed=info.oid != before))
+        say(f"{'pushed   ' if done[-1].changed else 'unchanged'} {a.repo_type:<8} {repo_id:<40} "
+            f"{len(a.files()):>3} file(s)  {a.note}"
+            + (f"  commit {info.oid[:10]}" if done[-1].changed else "  (no new commit)"))
+    return done
