@@ -15,6 +15,8 @@ import argparse
 import sys
 from pathlib import Path
 
+import datasets
+
 from dataset_scripts import REGISTRY
 from dataset_scripts import publish
 from dataset_scripts.export import build_dataset, verify_folder
@@ -44,6 +46,7 @@ def _selected(only: list[str] | None) -> tuple[list[str], list[str]]:
 
 
 def cmd_build(args) -> int:
+    datasets.disable_progress_bars()  # one summary line per split instead of a bar per file
     data_dirs = _data_dirs(args.data_dir)
     hub = args.out / "hub"
     dataset_ids, metrics = _selected(args.only)
