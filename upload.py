@@ -20,6 +20,7 @@ import datasets
 from dataset_scripts import REGISTRY
 from dataset_scripts import publish
 from dataset_scripts.export import build_dataset, verify_folder
+from dataset_scripts.report import build_report
 from dataset_scripts.spaces import build_space, check_space, metric_names
 
 DEFAULT_OUT = Path("build")
@@ -66,6 +67,10 @@ def cmd_build(args) -> int:
         extra = "".join(f"; vendored {v}" for v in space.vendored)
         extra += "".join(f"; added requirement {r}" for r in space.added_requirements)
         print(f"-> metric {name}: Space in {space.folder}{extra}")
+    if not args.no_report:
+        page = build_report(args.out, dataset_ids, metrics, mirror=args.mirror,
+                            cache_dir=args.cache_dir)
+        print(f"-> reliability report: {page}")
     return 0
 
 
@@ -132,6 +137,9 @@ def parser() -> argparse.ArgumentParser:
                        help="user-supplied files of a dataset (C-STS, Czech train/dep)")
         s.add_argument("--out", type=Path, default=DEFAULT_OUT)
         s.add_argument("--cache-dir", default=None, help="datasets cache directory")
+        if name == "build":
+            s.add_argument("--no-report", action="store_true",
+                           help="skip the reliability report (build/report/index.html)")
         if name == "push":
             s.add_argument("--namespace", required=True, help="user or organisation on the Hub")
             s.add_argument("--private", action="store_true", help="create new repos as private")

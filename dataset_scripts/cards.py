@@ -61,3 +61,31 @@ def histograms(groups: Mapping[str, np.ndarray], path: Path, *, xlabel: str, tit
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def grouped_bars(values: Mapping[str, Mapping[str, float]], path: Path, *, ylabel: str,
+                 title: str) -> Path:
+    """Grouped bar chart saved as PNG: one group per outer key, one bar per inner key (series).
+
+    ``{"STS": {"paper": 0.60, "ours": 0.61}, ...}``; a missing value leaves a gap.
+    """
+    groups = list(values)
+    series = list(dict.fromkeys(s for v in values.values() for s in v))
+    width = 0.8 / max(len(series), 1)
+    x = np.arange(len(groups))
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(groups) + 1.5), 3.2))
+    colours = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3"]
+    for i, name in enumerate(series):
+        heights = [values[g].get(name, np.nan) for g in groups]
+        bars = ax.bar(x + (i - (len(series) - 1) / 2) * width, heights, width, label=name,
+                      color=colours[i % len(colours)])
+        ax.bar_label(bars, fmt="%.2f", fontsize=6, padding=1)
+    ax.set_xticks(x, groups, fontsize=8, rotation=20)
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

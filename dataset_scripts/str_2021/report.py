@@ -1,0 +1,67 @@
+"""STR-2021 in the reliability report: score distributions, the Dice baseline per source, SHR.
+
+Split-half reliability of the STR-2021 scores cannot be recomputed: the raw Best-Worst Scaling
+annotations (``mturk_data/bws_annotations.csv``) are not public, so the paper's value (0.84,
+§4) is quoted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..cards import grouped_bars, histograms, markdown_table
+
+PAPER_SHR = 0.84  # paper §4, Spearman-Brown corrected, 1,000 random half splits
+
+
+def report_section(built, image_dir: Path, *, mirror=None, cache_dir=None) -> str:
+    from scripts.reproduce_str_dice import PAPER_OVERALL, PAPER_PER_SOURCE, fold_correlations
+
+    full = built["default"]["train"]
+    sources = np.asarray(full["source"])
+    scores = np.asarray(full["score"], dtype=float)
+    names = sorted(set(sources))
+    histograms({"all": scores, **{s: scores[sources == s] for s in names}},
+               image_dir / "score_hist_by_source.png", xlabel="relatedness score",
+               title="STR-2021 score distribution per source", bins=20, value_range=(0, 1))
+    stats = [[s, int((sources == s).sum()), *_describe(scores[sources == s])] for s in names]
+    stats.append(["all", len(scores), *_describe(scores)])
+
+    overall, per_source = fold_correlations(mirror, cache_dir)
+    dice = [[s, PAPER_PER_SOURCE[s], float(np.mean(v)), float(np.min(v)), float(np.max(v))]
+            for s, v in per_source.items()]
+    dice.append(["overall", PAPER_OVERALL, float(np.mean(overall)), float(np.min(overall)),
+                 float(np.max(overall))])
+    grouped_bars({row[0]: {"paper": row[1], "ours": row[2]} for row in dice},
+                 image_dir / "dice_by_source.png", ylabel="Spearman ρ",
+                 title="Lexical overlap (Dice) vs human scores, mean of 5 CV test folds")
+    return f"""STR-2021: {len(scores):,} English sentence pairs, relatedness by Best-Worst Scaling
+(Abdalla et al., EACL 2023). Card only on the Hub: the licence forbids redistribution.
+
+### Score distributions
+
+{markdown_table(["source", "pairs", "mean", "std", "median", "share > 0.5"], stats)}
+
+![score histograms per source](images/score_hist_by_source.png)
+
+### Lexical-overlap baseline (Dice), per source
+
+Spearman correlation of the Dice coefficient of unique unigrams with the human scores on each of
+the 5 cross-validation test folds (paper §6, Tables 5 and 6); `metrics/lexical_overlap`.
+
+{markdown_table(["source", "paper", "ours (mean)", "fold min", "fold max"], dice)}
+
+![Dice baseline per source](images/dice_by_source.png)
+
+### Split-half reliability
+
+Not recomputable: the raw BWS annotations of STR-2021 are not public. The paper reports
+SHR = {PAPER_SHR:.2f} (§4).
+"""
+
+
+def _describe(values: np.ndarray) -> list[float]:
+    return [float(values.mean()), float(values.std(ddof=1)), float(np.median(values)),
+            float((values > 0.5).mean())]

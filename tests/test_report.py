@@ -1,0 +1,130 @@
+"""The reliability report (build/report/index.html): structure without a browser, then headless Chromium."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib import image as mpimg
+
+import toy_dataset
+from dataset_scripts import REGISTRY
+from dataset_scripts.export import build_dataset
+from dataset_scripts.report import build_report, dataset_section, report_hook
+from dataset_scripts.spaces import build_space, metric_names
+from scripts.reproduce_str_dice import PAPER_PER_SOURCE, fold_correlations
+
+
+class Page(HTMLParser):
+    """Sections (id -> text), image sources, nav links and table rows of the report."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.sections, self.images, self.links, self.rows = {}, [], [], []
+        self._section, self._row = None, None
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "section":
+            self._section = attrs.get("id")
+            self.sections[self._section] = ""
+        elif tag == "img":
+            self.images.append((self._section, attrs["src"]))
+        elif tag == "a" and attrs.get("href", "").startswith("#"):
+            self.links.append(attrs["href"][1:])
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th") and self._row is not None:
+            self._row.append("")
+
+    def handle_endtag(self, tag):
+        if tag == "tr" and self._row is not None:
+            self.rows.append((self._section, self._row))
+            self._row = None
+
+    def handle_data(self, data):
+        if self._section is not None:
+            self.sections[self._section] += data
+        if self._row:
+            self._row[-1] += data.strip()
+
+
+@pytest.fixture(scope="module")
+def report(mirror, cache_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("build")
+    toy_dataset.register()
+    try:
+        build_dataset("str-2021", out / "hub", mirror=mirror, cache_dir=cache_dir)
+        build_dataset("toy-sts", out / "hub", mirror=toy_dataset.MIRROR, cache_dir=cache_dir)
+        for name in metric_names():
+            build_space(name, out / "hub")
+        others = sorted(set(REGISTRY) - {"str-2021", "toy-sts"})  # not built here: a note each
+        page = build_report(out, ["str-2021", "toy-sts", *others], metric_names(), mirror=mirror,
+                            cache_dir=cache_dir)
+    finally:
+        REGISTRY.pop("toy-sts")
+    return page
+
+
+def test_every_dataset_and_metric_has_a_linked_section(report):
+    page = Page(report.read_text(encoding="utf-8"))
+    expected = {"overview", "dataset-str-2021", "dataset-toy-sts",
+                *(f"dataset-{d}" for d in REGISTRY if d != "str-2021"),
+                *(f"metric-{m.replace('_', '-')}" for m in metric_names())}
+    assert set(page.sections) == expected
+    assert set(page.links) == expected - {"overview"}
+    overview = {row[0]: row for section, row in page.rows if section == "overview"}
+    assert overview["str-2021"][1:] == ["dataset",
+                                        "13 config(s); card only (licence forbids redistribution)"]
+    assert overview["lexical_overlap"][1] == "metric"
+
+
+def test_images_exist_beside_the_page(report):
+    page = Page(report.read_text(encoding="utf-8"))
+    sources = {src for _, src in page.images}
+    assert {"images/str-2021/score_hist_by_source.png", "images/str-2021/dice_by_source.png",
+            "images/toy-sts/scores.png"} <= sources  # toy-sts: no hook, its card body and plots
+    for src in sources:
+        path = report.parent / src
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 5_000, src
+
+
+def test_str_section_has_distributions_and_the_dice_baseline(report, mirror, cache_dir):
+    assert report_hook("str-2021") is not None
+    page = Page(report.read_text(encoding="utf-8"))
+    rows = {row[0]: row[1:] for section, row in page.rows if section == "dataset-str-2021"}
+    overall, per_source = fold_correlations(mirror, cache_dir)
+    for source, values in per_source.items():
+        paper, ours = rows[source][0], rows[source][1]
+        assert (paper, ours) == (f"{PAPER_PER_SOURCE[source]:.3f}", f"{np.mean(values):.3f}")
+    assert rows["overall"][:2] == ["0.570", f"{np.mean(overall):.3f}"]
+    assert rows["all"][:2] == ["5500", "0.500"]  # pairs, mean score
+    text = page.sections["dataset-str-2021"]
+    assert "raw BWS annotations of STR-2021 are not public" in text and "0.84" in text
+
+
+def test_unbuilt_dataset_gets_a_note(tmp_path):
+    section = dataset_section("str-2021", tmp_path / "absent", tmp_path / "images")
+    assert section.summary == "not built: not built in this run" and "Not built" in section.html
+
+
+def test_report_renders_in_headless_chromium(report, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    shot = tmp_path / "report.png"
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                    "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                    "--disable-sync", f"--user-data-dir={tempfile.mkdtemp()}", f"--screenshot={shot}",
+                    "--window-size=1280,3000", report.resolve().as_uri()],
+                   capture_output=True, timeout=120, check=True)
+    pixels = mpimg.imread(shot)
+    assert pixels.shape[:2] == (3000, 1280)
+    ink = (pixels[..., :3].mean(axis=2) < 0.9).mean()  # share of non-white pixels
+    assert ink > 0.05  # text, tables and plots drew (a blank or failed page is white)
