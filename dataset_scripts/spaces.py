@@ -29,7 +29,8 @@ METRICS_ROOT = Path(__file__).resolve().parents[1] / "metrics"
 PROJECT_PACKAGES = ("metrics", "dataset_scripts", "trainers", "scripts")
 SPACE_YAML = {"sdk": "gradio", "app_file": "app.py"}
 SPACE_TAGS = {"evaluate", "metric"}
-VENDOR_NOTE = "  # noqa: F401  vendored for the Space: evaluate.load copies only modules imported here"
+# A comment after an import would be read by evaluate's scanner as a "# From: URL": own line.
+VENDOR_NOTE = "# vendored for the Space: evaluate.load copies only the modules imported here\n"
 
 
 class SpaceError(ValueError):
@@ -144,7 +145,7 @@ def _import_from_main(main: Path) -> None:
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     last = max(n.end_lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)))
-    lines[last:last] = [f"from .{stem} import {needed[stem]}{VENDOR_NOTE}\n" for stem in missing]
+    lines[last:last] = [VENDOR_NOTE] + [f"from .{stem} import {needed[stem]}\n" for stem in missing]
     main.write_text("".join(lines), encoding="utf-8")
 
 
@@ -244,6 +245,9 @@ def check_space(folder: Path) -> list[str]:
         for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if re.match(r"^\s*import\s+\w+(\.\w+)*\s*,", line):
                 problems.append(f"{path.name}:{line_no}: one import per line (evaluate's scanner)")
+            if re.match(r"^from\s+\.\w+\s+import\s+[^#]*#", line):
+                problems.append(f"{path.name}:{line_no}: no comment after a relative import "
+                                "(evaluate's scanner reads it as a '# From: URL')")
         for stem in _relative_imports(path):
             if not (folder / f"{stem}.py").is_file():
                 problems.append(f"{path.name}: imports .{stem}, but {stem}.py is not in the Space")
