@@ -139,13 +139,14 @@ def annotator_agreement(items: Sequence, annotators: Sequence, ratings: Sequence
     m = np.bincount(item[first], minlength=len(item_labels))
     short = m < 2
     if short.any() and too_few == "raise":
-        label = item_labels[int(np.argmax(short))]
+        label = item_labels[int(np.argmax(short))].item()
         raise ValueError(f"item {label!r} has {m[short][0]} annotator(s); agreement needs >= 2 "
                          "(too_few='skip' skips and counts such items)")
     keep = first & ~short[item]
     if not keep.any():
         raise ValueError("no item has >= 2 annotators")
     kept_items, item_kept = np.unique(item[keep], return_inverse=True)
+    alpha = krippendorff_alpha_interval(item_kept, x[keep])  # first: raises on constant ratings
     n_repeats = int((~first).sum())
     intra = None
     if n_repeats >= 2 or (n_repeats == 1 and too_few == "raise"):
@@ -154,7 +155,7 @@ def annotator_agreement(items: Sequence, annotators: Sequence, ratings: Sequence
         inter=inter_annotator_agreement(item_kept, x[keep]),
         inter_loo=inter_annotator_agreement(item_kept, x[keep], leave_one_out=True),
         intra=intra,
-        alpha=krippendorff_alpha_interval(item_kept, x[keep]),
+        alpha=alpha,
         n_items=len(kept_items), n_items_skipped=int(short.sum()),
         n_annotators=len(np.unique(annotator[keep])), n_ratings=int(keep.sum()),
         n_repeats=n_repeats,
