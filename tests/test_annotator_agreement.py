@@ -84,10 +84,7 @@ def test_intra_compares_repeats_with_first_rating_and_repeats_leave_inter_alone(
     assert result.inter == base.inter and result.alpha == base.alpha
 
 
-def test_real_free_test_inter_row():
-    import os
-    env = os.environ.get("SEMREL_MIRROR")
-    mirror = Path(env.split(os.pathsep)[0]) if env else REPO / ".." / "shared" / "upstream"
+def test_real_free_test_inter_row(mirror):
     lines = (mirror / "czech-news-sts" / "free-test.tsv").read_text(encoding="utf-8").splitlines()
     matrix = np.array([[int(a) for a in line.split("\t")[3].split(",")] for line in lines], float)
     items, annotators = np.repeat(np.arange(1200), 9), np.tile(np.arange(9), 1200)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -24,26 +23,9 @@ DEP_ROWS = {1: [6] * 9, 2: [6, 6, 6, 5, 6, 6, 6], 3: [5, 6, 6, 6, 5, 6, 6, 6, 6]
             4: [3, 2, 2, 4, 3, 1, 3, 2, 2], 5: [3, 4, 3, 3, 4, 4, 3, 4], 6: [1]}
 
 
-def _mirror() -> Path:
-    env = os.environ.get("SEMREL_MIRROR")
-    return Path(env.split(os.pathsep)[0]) if env else REPO / ".." / "shared" / "upstream"
-
-
 @pytest.fixture(scope="session")
-def mirror() -> Path:
-    path = _mirror() / "czech-news-sts" / "free-test.tsv"
-    assert path.is_file(), f"mirror file missing: {path} (set SEMREL_MIRROR)"
-    return _mirror()
-
-
-@pytest.fixture(scope="session")
-def cache(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("czech_cache")
-
-
-@pytest.fixture(scope="session")
-def free(mirror, cache):
-    return load("czech-news-sts", "free", mirror=mirror, cache_dir=cache)["test"]
+def free(mirror, cache_dir):
+    return load("czech-news-sts", "free", mirror=mirror, cache_dir=cache_dir)["test"]
 
 
 @pytest.fixture(scope="session")
@@ -63,8 +45,8 @@ def user_dir(mirror, tmp_path_factory) -> Path:
     return out
 
 
-def _build(config, mirror, cache, user_dir):
-    return load("czech-news-sts", config, mirror=mirror, cache_dir=cache, data_dir=user_dir)
+def _build(config, mirror, cache_dir, user_dir):
+    return load("czech-news-sts", config, mirror=mirror, cache_dir=cache_dir, data_dir=user_dir)
 
 
 # --- the real free test ------------------------------------------------------------------------
@@ -103,22 +85,22 @@ def test_free_parses_quotes_and_crlf(free):
 # --- user-supplied files -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("config", sorted(USER_FILES))
-def test_missing_user_file_names_file_and_place(config, mirror, cache, tmp_path):
+def test_missing_user_file_names_file_and_place(config, mirror, cache_dir, tmp_path):
     with pytest.raises(FileNotFoundError, match=USER_FILES[config]) as err:
-        load("czech-news-sts", config, mirror=mirror, cache_dir=cache, data_dir=tmp_path)
+        load("czech-news-sts", config, mirror=mirror, cache_dir=cache_dir, data_dir=tmp_path)
     assert str(tmp_path / USER_FILES[config]) in str(err.value)
     with pytest.raises(FileNotFoundError, match=f"<data_dir>/{USER_FILES[config]}"):
-        load("czech-news-sts", config, mirror=mirror, cache_dir=cache)
+        load("czech-news-sts", config, mirror=mirror, cache_dir=cache_dir)
 
 
-def test_sig_without_dep_file_names_dep_file(mirror, cache, tmp_path):
+def test_sig_without_dep_file_names_dep_file(mirror, cache_dir, tmp_path):
     with pytest.raises(FileNotFoundError, match="dep-test.tsv"):
-        load("czech-news-sts", "sig", mirror=mirror, cache_dir=cache, data_dir=tmp_path)
+        load("czech-news-sts", "sig", mirror=mirror, cache_dir=cache_dir, data_dir=tmp_path)
 
 
 @pytest.mark.parametrize("config, rows", [("train-raw", 6), ("train-n2", 5), ("train-n1", 3)])
-def test_train_configs_from_fixtures(config, rows, mirror, cache, user_dir):
-    train = _build(config, mirror, cache, user_dir)["train"]
+def test_train_configs_from_fixtures(config, rows, mirror, cache_dir, user_dir):
+    train = _build(config, mirror, cache_dir, user_dir)["train"]
     assert train.num_rows == rows
     assert train.column_names == ["pair_id", "sentence1", "sentence2", "score"]
     assert train[0]["pair_id"] == f"{config}-000001"
@@ -129,8 +111,8 @@ def test_train_configs_from_fixtures(config, rows, mirror, cache, user_dir):
 
 
 @pytest.fixture(scope="session")
-def dep(mirror, cache, user_dir):
-    return _build("dep", mirror, cache, user_dir)["test"]
+def dep(mirror, cache_dir, user_dir):
+    return _build("dep", mirror, cache_dir, user_dir)["test"]
 
 
 def test_dep_aligns_with_free_and_extracts_key_sentences(dep, free):
@@ -143,9 +125,9 @@ def test_dep_aligns_with_free_and_extracts_key_sentences(dep, free):
     assert dep[3]["r1_score"] is None and dep[3]["r1_score_raw"] == -4
 
 
-def test_sig_is_the_per_pair_t_test_at_095(mirror, cache, user_dir, free):
+def test_sig_is_the_per_pair_t_test_at_095(mirror, cache_dir, user_dir, free):
     with pytest.warns(UserWarning, match="1195 of 1200 free pairs not tested"):
-        sig = _build("sig", mirror, cache, user_dir)["test"]
+        sig = _build("sig", mirror, cache_dir, user_dir)["test"]
     expected = {}
     for row, dep_ann in DEP_ROWS.items():
         if len(dep_ann) >= 2:
@@ -225,12 +207,12 @@ def test_bad_train_rows_raise_or_are_skipped_and_counted(line, rule, tmp_path):
     assert [r["row"] for r in rows] == [1, 3] and skipped == Counter({err.value.rule: 1})
 
 
-def test_bad_rows_skip_through_load_warns_with_counts(mirror, cache, tmp_path):
+def test_bad_rows_skip_through_load_warns_with_counts(mirror, cache_dir, tmp_path):
     (tmp_path / "train-raw.tsv").write_text("A.\tB.\t1\nA.\tB.\t9\nA.\tB.\tx\nC.\tD.\t6\n",
                                             encoding="utf-8")
     with pytest.warns(UserWarning, match=r"skipped 2 bad rows \(R1 score must be an integer: 1, "
                                          r"R1 score out of range 0–6: 1\)"):
-        train = load("czech-news-sts", "train-raw", mirror=mirror, cache_dir=cache,
+        train = load("czech-news-sts", "train-raw", mirror=mirror, cache_dir=cache_dir,
                      data_dir=tmp_path, bad_rows="skip")["train"]
     assert list(train["pair_id"]) == ["train-raw-000001", "train-raw-000004"]
     with pytest.raises(DataValidationError, match="row 2: R1 score out of range"):
@@ -251,11 +233,11 @@ def test_bad_dep_rows(line, rule, tmp_path):
     assert err.value.row == 2
 
 
-def test_dep_row_without_free_counterpart(mirror, cache, tmp_path):
+def test_dep_row_without_free_counterpart(mirror, cache_dir, tmp_path):
     (tmp_path / "dep-test.tsv").write_text("x <sent>Neexistující věta.</sent>\tJiná.\t1.0\t1,1\t1\n",
                                            encoding="utf-8")
     with pytest.raises(DataValidationError, match="row 1: context-dependent pair has no context-free"):
-        load("czech-news-sts", "dep", mirror=mirror, cache_dir=cache, data_dir=tmp_path)
+        load("czech-news-sts", "dep", mirror=mirror, cache_dir=cache_dir, data_dir=tmp_path)
 
 
 def test_invalid_utf8_names_the_row(tmp_path):

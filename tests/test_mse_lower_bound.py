@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import evaluate
@@ -14,9 +13,8 @@ from metrics.mse_lower_bound.lower_bound import mse_lower_bound
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _free_annotations() -> np.ndarray:
-    env = os.environ.get("SEMREL_MIRROR")
-    mirror = Path(env.split(os.pathsep)[0]) if env else REPO / ".." / "shared" / "upstream"
+@pytest.fixture(scope="module")
+def free_annotations(mirror) -> np.ndarray:
     lines = (mirror / "czech-news-sts" / "free-test.tsv").read_text(encoding="utf-8").splitlines()
     return np.array([[int(a) for a in line.split("\t")[3].split(",")] for line in lines], float)
 
@@ -37,8 +35,8 @@ def test_ragged_items_use_their_own_n():
     assert mse_lower_bound(ragged).bound == pytest.approx(expected)
 
 
-def test_real_free_test_bound():
-    annotations = _free_annotations()
+def test_real_free_test_bound(free_annotations):
+    annotations = free_annotations
     assert annotations.shape == (1200, 9)
     s2 = annotations.var(axis=1, ddof=1)
     t = mse_lower_bound(annotations.tolist())
