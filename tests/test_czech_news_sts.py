@@ -125,9 +125,9 @@ def test_dep_aligns_with_free_and_extracts_key_sentences(dep, free):
     assert dep[3]["r1_score"] is None and dep[3]["r1_score_raw"] == -4
 
 
-def test_sig_is_the_per_pair_t_test_at_095(mirror, cache_dir, user_dir, free):
+def test_sig_is_the_per_pair_t_test_at_095(mirror, tmp_path, user_dir, free):
     with pytest.warns(UserWarning, match="1195 of 1200 free pairs not tested"):
-        sig = _build("sig", mirror, cache_dir, user_dir)["test"]
+        sig = _build("sig", mirror, tmp_path, user_dir)["test"]  # own cache: warns when built
     expected = {}
     for row, dep_ann in DEP_ROWS.items():
         if len(dep_ann) >= 2:
@@ -245,3 +245,28 @@ def test_invalid_utf8_names_the_row(tmp_path):
     path.write_bytes(b"A.\tB.\t1\r\n\xff\tB.\t1\r\n")
     with pytest.raises(DataValidationError, match="row 2: not valid UTF-8"):
         read_train(path)
+
+
+# --- card and Hub export -----------------------------------------------------------------------
+
+@pytest.mark.filterwarnings("ignore:sig.*not tested:UserWarning")  # warned only if built here
+def test_export_with_user_files_writes_card_plots_and_verifies(mirror, cache_dir, user_dir,
+                                                               tmp_path_factory):
+    from huggingface_hub import DatasetCard
+
+    from dataset_scripts.export import build_dataset, verify_folder
+
+    out = tmp_path_factory.mktemp("czech_hub")
+    result = build_dataset("czech-news-sts", out, mirror=mirror, data_dir=user_dir,
+                           cache_dir=cache_dir)
+    assert result.rows == {"free": {"test": 1200}, "dep": {"test": 6}, "sig": {"test": 3},
+                           "train-raw": {"train": 6}, "train-n2": {"train": 5},
+                           "train-n1": {"train": 3}}
+    card = DatasetCard.load(result.folder / "README.md")
+    assert card.data.license == "unknown" and card.data.language == ["cs"]
+    assert "do not republish" in card.text and "dep-test.tsv" in card.text
+    assert "| MSE lower bound, t model (paper §6: ≈0.1731) | 0.158 |" in card.text
+    for image in ("score_hist.png", "annotation_spread.png"):
+        assert (result.folder / "images" / image).stat().st_size > 10_000
+    assert verify_folder(result.folder, "czech-news-sts", mirror=mirror, data_dir=user_dir,
+                         cache_dir=cache_dir) == []
