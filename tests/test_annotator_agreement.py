@@ -134,12 +134,3 @@ def test_evaluate_load_offline_with_string_and_int_ids():
                          ratings=[1, 2, 4, 5, 2, 4])
     assert (out["n_repeats"], out["intra_mse"], out["n_items"]) == (2, 0.5, 2)
 
-
-def test_metric_folder_is_a_space():
-    folder = REPO / "metrics" / "annotator_agreement"
-    card = (folder / "README.md").read_text(encoding="utf-8")
-    for line in ("sdk: gradio", "app_file: app.py", "pinned: false", "- evaluate", "- metric"):
-        assert line in card
-    assert "launch_gradio_widget(module)" in (folder / "app.py").read_text()
-    for module in folder.glob("*.py"):
-        assert not any(l.startswith("import ") and "," in l for l in module.read_text().splitlines())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -125,6 +126,7 @@ def test_dep_aligns_with_free_and_extracts_key_sentences(dep, free):
     assert dep[3]["r1_score"] is None and dep[3]["r1_score_raw"] == -4
 
 
+@pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # scipy on constant samples
 def test_sig_is_the_per_pair_t_test_at_095(mirror, tmp_path, user_dir, free):
     with pytest.warns(UserWarning, match="1195 of 1200 free pairs not tested"):
         sig = _build("sig", mirror, tmp_path, user_dir)["test"]  # own cache: warns when built
@@ -143,6 +145,7 @@ def test_sig_is_the_per_pair_t_test_at_095(mirror, tmp_path, user_dir, free):
         assert row["score_free"] == pytest.approx(np.mean(row["annotations_free"]))
 
 
+@pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # scipy on constant samples
 def test_shift_ttest_matches_scipy_and_handles_constant_samples():
     rng = np.random.default_rng(0)
     free = [rng.integers(0, 7, 9).tolist() for _ in range(50)]
@@ -160,28 +163,41 @@ def test_shift_ttest_matches_scipy_and_handles_constant_samples():
 # --- bad input ---------------------------------------------------------------------------------
 
 GOOD_TEST = "Věta jedna.\tVěta \"dvě\".\t2.0\t2,2,1,3,2,2,2,2,2\t3"
+GOOD_TRAIN = "A.\tB.\t1"
+GOOD_DEP = "<sent>A.</sent>\tB.\t2.0\t2,2\t3"
+read_free = partial(read_test, n_annotations=9)
 
 
-@pytest.mark.parametrize("line, rule", [
-    ("Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,2,2,2,2,2", "wrong field count"),
-    ("Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,2,2,2,2,2\t3\tx", "wrong field count"),
-    ("Věta jedna.\tVěta dvě.\t2.0\t2,2,1.5,3,2,2,2,2,2\t3", "annotation must be an integer"),
-    ("Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,7,2,1,2,2\t3", "annotation out of range 0–6"),
-    ("Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,2,2,-1,2,5\t3", "annotation out of range 0–6"),
-    ("Věta jedna.\tVěta dvě.\t2.5\t2,2,1,3,2,2,2,2,2\t3", "mean disagrees with its annotations"),
-    ("Věta jedna.\tVěta dvě.\tnan\t2,2,1,3,2,2,2,2,2\t3", "mean disagrees with its annotations"),
-    ("Věta jedna.\tVěta dvě.\tdva\t2,2,1,3,2,2,2,2,2\t3", "mean score must be a number"),
-    ("Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,2,2,2,2\t3", "expected exactly 9 annotations"),
-    ("Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,2,2,2,2,2\t3.5", "R1 score must be an integer"),
-    (" \tVěta dvě.\t2.0\t2,2,1,3,2,2,2,2,2\t3", "empty sentence1"),
+@pytest.mark.parametrize("reader, good, line, rule", [
+    (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,2,2,2,2,2", "wrong field count"),
+    (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,2,2,2,2,2\t3\tx", "wrong field count"),
+    (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\t2.0\t2,2,1.5,3,2,2,2,2,2\t3", "annotation must be an integer"),
+    (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,7,2,1,2,2\t3", "annotation out of range 0–6"),
+    (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,2,2,-1,2,5\t3", "annotation out of range 0–6"),
+    (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\t2.5\t2,2,1,3,2,2,2,2,2\t3", "mean disagrees with its annotations"),
+    (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\tnan\t2,2,1,3,2,2,2,2,2\t3", "mean disagrees with its annotations"),
+    (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\tdva\t2,2,1,3,2,2,2,2,2\t3", "mean score must be a number"),
+    (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,2,2,2,2\t3", "expected exactly 9 annotations"),
+    (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,2,2,2,2,2\t3.5", "R1 score must be an integer"),
+    (read_free, GOOD_TEST, " \tVěta dvě.\t2.0\t2,2,1,3,2,2,2,2,2\t3", "empty sentence1"),
+    (read_train, GOOD_TRAIN, "Věta.\tVěta dvě.\t7", "R1 score out of range 0–6"),
+    (read_train, GOOD_TRAIN, "Věta.\tVěta dvě.\t-4", "R1 score out of range 0–6"),
+    (read_train, GOOD_TRAIN, "Věta.\tVěta dvě.\t4.0", "R1 score must be an integer"),
+    (read_train, GOOD_TRAIN, "Věta.\tVěta dvě.", "wrong field count"),
+    (read_dep, GOOD_DEP, "Kontext věta.\tJiná věta.\t2.0\t2,2\t3", "no <sent>…</sent> key sentence"),
+    (read_dep, GOOD_DEP, "<sent>A.</sent> <sent>B.</sent>\tJiná věta.\t2.0\t2,2\t3", "exactly one non-empty"),
+    (read_dep, GOOD_DEP, "<sent>A.\tJiná věta.\t2.0\t2,2\t3", "exactly one non-empty"),
+    (read_dep, GOOD_DEP, "<sent> </sent> x\tJiná věta.\t2.0\t2,2\t3", "exactly one non-empty"),
 ])
-def test_bad_test_rows_name_file_row_and_rule(line, rule, tmp_path):
-    path = tmp_path / "free-test.tsv"
-    path.write_bytes(f"{GOOD_TEST}\r\n{line}\r\n".encode("utf-8"))
+def test_bad_rows_name_file_row_and_rule_or_are_skipped_and_counted(reader, good, line, rule, tmp_path):
+    path = tmp_path / "input.tsv"
+    path.write_bytes(f"{good}\r\n{line}\r\n{good}\r\n".encode("utf-8"))
     with pytest.raises(DataValidationError, match=rule) as err:
-        read_test(path, n_annotations=9)
+        reader(path)
     assert (err.value.file, err.value.row) == (str(path), 2)
     assert f"{path}: row 2: " in str(err.value)
+    rows, skipped = reader(path, bad_rows="skip")
+    assert [r["row"] for r in rows] == [1, 3] and skipped == Counter({err.value.rule: 1})
 
 
 def test_out_of_range_r1_in_test_is_kept_not_an_error(tmp_path):
@@ -189,22 +205,6 @@ def test_out_of_range_r1_in_test_is_kept_not_an_error(tmp_path):
     path.write_text(GOOD_TEST[:-1] + "-4\n", encoding="utf-8")
     rows, skipped = read_test(path)
     assert rows[0]["r1_score_raw"] == -4 and not skipped
-
-
-@pytest.mark.parametrize("line, rule", [
-    ("Věta.\tVěta dvě.\t7", "R1 score out of range 0–6"),
-    ("Věta.\tVěta dvě.\t-4", "R1 score out of range 0–6"),
-    ("Věta.\tVěta dvě.\t4.0", "R1 score must be an integer"),
-    ("Věta.\tVěta dvě.", "wrong field count"),
-])
-def test_bad_train_rows_raise_or_are_skipped_and_counted(line, rule, tmp_path):
-    path = tmp_path / "train-raw.tsv"
-    path.write_text(f"A.\tB.\t1\n{line}\nC.\tD.\t2\n", encoding="utf-8")
-    with pytest.raises(DataValidationError, match=rule) as err:
-        read_train(path)
-    assert err.value.row == 2
-    rows, skipped = read_train(path, bad_rows="skip")
-    assert [r["row"] for r in rows] == [1, 3] and skipped == Counter({err.value.rule: 1})
 
 
 def test_bad_rows_skip_through_load_warns_with_counts(mirror, cache_dir, tmp_path):
@@ -217,20 +217,6 @@ def test_bad_rows_skip_through_load_warns_with_counts(mirror, cache_dir, tmp_pat
     assert list(train["pair_id"]) == ["train-raw-000001", "train-raw-000004"]
     with pytest.raises(DataValidationError, match="row 2: R1 score out of range"):
         load("czech-news-sts", "train-raw", mirror=mirror, cache_dir=tmp_path / "c2", data_dir=tmp_path)
-
-
-@pytest.mark.parametrize("line, rule", [
-    ("Kontext věta.\tJiná věta.\t2.0\t2,2\t3", "no <sent>…</sent> key sentence"),
-    ("<sent>A.</sent> <sent>B.</sent>\tJiná věta.\t2.0\t2,2\t3", "exactly one non-empty"),
-    ("<sent>A.\tJiná věta.\t2.0\t2,2\t3", "exactly one non-empty"),
-    ("<sent> </sent> x\tJiná věta.\t2.0\t2,2\t3", "exactly one non-empty"),
-])
-def test_bad_dep_rows(line, rule, tmp_path):
-    path = tmp_path / "dep-test.tsv"
-    path.write_text(f"<sent>A.</sent>\tB.\t2.0\t2,2\t3\n{line}\n", encoding="utf-8")
-    with pytest.raises(DataValidationError, match=rule) as err:
-        read_dep(path)
-    assert err.value.row == 2
 
 
 def test_dep_row_without_free_counterpart(mirror, cache_dir, tmp_path):

@@ -102,12 +102,3 @@ def test_evaluate_load_offline():
     with pytest.raises(ValueError, match="not references"):
         metric.compute(annotations=[[1, 2, 3, 4]], references=[[1, 2, 3, 4]])
 
-
-def test_metric_folder_is_a_space():
-    folder = REPO / "metrics" / "mse_lower_bound"
-    card = (folder / "README.md").read_text(encoding="utf-8")
-    for line in ("sdk: gradio", "app_file: app.py", "pinned: false", "- evaluate", "- metric"):
-        assert line in card
-    assert "launch_gradio_widget(module)" in (folder / "app.py").read_text()
-    for module in folder.glob("*.py"):
-        assert not any(l.startswith("import ") and "," in l for l in module.read_text().splitlines())
