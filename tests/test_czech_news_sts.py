@@ -256,3 +256,15 @@ def test_export_with_user_files_writes_card_plots_and_verifies(mirror, cache_dir
         assert (result.folder / "images" / image).stat().st_size > 10_000
     assert verify_folder(result.folder, "czech-news-sts", mirror=mirror, data_dir=user_dir,
                          cache_dir=cache_dir) == []
+
+
+def test_align_dep_matches_repeated_pairs_in_order():
+    from dataset_scripts.czech_news_sts.builder import align_dep
+
+    free = [{"pair_id": f"test-{i}", "sentence1": s1, "sentence2": "B."}
+            for i, s1 in enumerate(["A.", "C.", "A.", "A."], start=1)]
+    dep = [{"row": r, "sentence1": s1, "sentence2": " B. "} for r, s1 in enumerate(["A.", "A.  ", "C."], 1)]
+    assert [d["pair_id"] for d in align_dep(free, dep, "dep-test.tsv")] == ["test-1", "test-3", "test-2"]
+    extra = dep + [{"row": 4, "sentence1": "A.", "sentence2": "B."}, {"row": 5, "sentence1": "A.", "sentence2": "B."}]
+    with pytest.raises(DataValidationError, match="dep-test.tsv: row 5: context-dependent pair has no"):
+        align_dep(free, extra, "dep-test.tsv")
