@@ -1,5 +1,5 @@
 import evaluate
 from evaluate.utils import launch_gradio_widget
 
-module = evaluate.load("annotator_agreement")
+module = evaluate.load("annotator_agreement.py")
 launch_gradio_widget(module)
