@@ -33,6 +33,7 @@ from pathlib import Path
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from huggingface_hub import DatasetCard, HfApi, ModelCard, get_token
+from huggingface_hub.utils import filter_repo_objects
 
 from .export import card_metadata, verify_folder
 from .registry import REGISTRY, get_spec
@@ -44,6 +45,7 @@ TEXT_SUFFIXES = {".md", ".txt", ".py", ".json", ".yaml", ".yml", ".csv", ".tsv",
 ROW_COLUMNS = ("sentence1", "sentence2", "condition")  # pair-schema text a card must never quote
 REPO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 WEIGHTS = ("*.safetensors", "*.bin", "*.pt", "*.pth", "*.onnx")
+MODEL_IGNORE = ("checkpoint-*", "runs/*")  # Trainer checkpoints and TensorBoard logs stay local
 
 
 class PublishError(RuntimeError):
@@ -74,10 +76,11 @@ class Artefact:
     repo_type: str  # "dataset", "space" or "model"
     folder: Path
     note: str = ""
+    ignore: tuple[str, ...] = ()  # glob patterns of files that stay local (Trainer checkpoints)
 
     def files(self) -> list[str]:
-        return sorted(p.relative_to(self.folder).as_posix() for p in self.folder.rglob("*")
-                      if p.is_file())
+        paths = (p.relative_to(self.folder).as_posix() for p in self.folder.rglob("*") if p.is_file())
+        return sorted(filter_repo_objects(paths, ignore_patterns=list(self.ignore) or None))
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,8 @@ def plan(out: Path, names: Iterable[str], models: Iterable[Path] = ()) -> list[A
     for folder in map(Path, models):
         if not REPO_NAME.match(folder.name):
             raise PublishError(f"model folder name {folder.name!r} is not a valid Hub repo name")
-        artefacts.append(Artefact("model", folder.name, "model", folder, "model + card"))
+        artefacts.append(Artefact("model", folder.name, "model", folder, "model + card",
+                                  ignore=MODEL_IGNORE))
     return artefacts
 
 
@@ -242,7 +246,8 @@ def _model_problems(folder: Path) -> list[str]:
     problems = []
     if not ModelCard.load(folder / "README.md").data.to_dict():
         problems.append("README.md has no YAML metadata (licence, datasets, metrics, ...)")
-    if not any(next(folder.rglob(pattern), None) for pattern in WEIGHTS):
+    files = Artefact("model", folder.name, "model", folder, ignore=MODEL_IGNORE).files()
+    if not list(filter_repo_objects(files, allow_patterns=list(WEIGHTS))):
         problems.append(f"no weights file ({', '.join(WEIGHTS)}) in {folder}")
     return problems
 
@@ -275,7 +280,7 @@ def push(artefacts: list[Artefact], namespace: str, *, private: bool = False,
             before = api.repo_info(repo_id, repo_type=a.repo_type).sha
             info = api.upload_folder(repo_id=repo_id, repo_type=a.repo_type, folder_path=a.folder,
                                      commit_message=f"{message}: {a.kind} {a.name}",
-                                     delete_patterns="*")
+                                     ignore_patterns=list(a.ignore) or None, delete_patterns="*")
         except Exception as exc:  # network and server errors come in many types
             raise PushFailed(done, a, artefacts[i + 1:], repo_id, exc) from exc
         done.append(Pushed(a, repo_id, info.oid, changed=info.oid != before))

@@ -52,6 +52,8 @@ def make_model(folder: Path, card: str | None = None) -> Path:
     folder.mkdir(parents=True)
     (folder / "config.json").write_text('{"model_type": "bert", "hidden_size": 4}\n')
     save_file({"w": np.arange(8, dtype=np.float32).reshape(2, 4)}, str(folder / "model.safetensors"))
+    (folder / "checkpoint-2").mkdir()  # a Trainer checkpoint: stays local
+    (folder / "checkpoint-2" / "optimizer.pt").write_bytes(b"\0" * 64)
     if card is None:
         card = ("---\nlicense: apache-2.0\nlanguage: [en]\ndatasets: [toy-sts]\nmetrics: [spearmanr]\n"
                 "library_name: sentence-transformers\n---\n\n# tiny\n\nSpearman 0.5 on toy-sts.\n")
@@ -175,7 +177,7 @@ def test_push_everything_then_check_what_arrived(hub, out, mirror, tmp_path):
 
     # the model: weights over LFS, card with metadata
     model_files = hub.files("model", f"{NS}/tiny-encoder")
-    assert set(model_files) == {"README.md", "config.json", "model.safetensors"}
+    assert set(model_files) == {"README.md", "config.json", "model.safetensors"}  # no checkpoint
     assert hub.repos[("model", f"{NS}/tiny-encoder")].head["model.safetensors"].lfs
     assert ModelCard(model_files["README.md"].decode()).data.metrics == ["spearmanr"]
     assert all(repo.private for repo in hub.repos.values())
