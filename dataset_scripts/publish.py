@@ -123,6 +123,8 @@ def plan(out: Path, names: Iterable[str], models: Iterable[Path] = ()) -> list[A
             raise PublishError(f"metric {name} has no Space folder ({folder}): run `upload.py build`")
         artefacts.append(Artefact("space", name, "space", folder, "metric Space (gradio)"))
     for folder in map(Path, models):
+        if not folder.is_dir():
+            raise PublishError(f"model folder {folder} does not exist")
         if not REPO_NAME.match(folder.name):
             raise PublishError(f"model folder name {folder.name!r} is not a valid Hub repo name")
         artefacts.append(Artefact("model", folder.name, "model", folder, "model + card",
