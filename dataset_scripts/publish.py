@@ -102,10 +102,9 @@ def plan(out: Path, names: Iterable[str], models: Iterable[Path] = ()) -> list[A
     unknown = sorted(set(names) - set(known_names()))
     if unknown:
         raise PublishError(f"unknown dataset or metric name(s) {unknown}; known: {known_names()}")
-    only = names
     hub = Path(out) / "hub"
     artefacts = []
-    for dataset_id in [n for n in only if n in REGISTRY]:
+    for dataset_id in [n for n in names if n in REGISTRY]:
         spec = get_spec(dataset_id)
         folder = hub / "datasets" / dataset_id
         if spec.redistributable:
@@ -117,7 +116,7 @@ def plan(out: Path, names: Iterable[str], models: Iterable[Path] = ()) -> list[A
             staged = stage_card_only(dataset_id, folder, hub / "cards" / dataset_id)
             artefacts.append(Artefact("dataset card", dataset_id, "dataset", staged,
                                       "card only: the licence forbids redistributing the data"))
-    for name in [n for n in only if n not in REGISTRY]:
+    for name in [n for n in names if n not in REGISTRY]:
         folder = hub / "spaces" / name
         if not folder.is_dir():
             raise PublishError(f"metric {name} has no Space folder ({folder}): run `upload.py build`")

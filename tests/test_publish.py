@@ -82,9 +82,10 @@ def hub():
 
 def run(hub: LocalHub, out: Path, *args: str, token: str | None = TOKEN, home: Path,
         mirror: Path | None = None) -> subprocess.CompletedProcess:
-    """`upload.py push` in a fresh interpreter pointed at ``hub`` (HF_HOME=``home``)."""
+    """`upload.py push` in a fresh interpreter pointed at ``hub`` (HF_HOME=``home``); the client
+    logs at debug level, and neither our output nor its logs may show the token."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "SEMREL_"))}
-    env |= hub.client_env(token) | {"HF_HOME": str(home)}
+    env |= hub.client_env(token) | {"HF_HOME": str(home), "HF_HUB_VERBOSITY": "debug"}
     if mirror is not None:
         env["SEMREL_MIRROR"] = os.pathsep.join([str(mirror), str(toy_dataset.MIRROR)])
     result = subprocess.run([sys.executable, "-c", CLI, "push", "--namespace", NS, "--out", str(out),
@@ -278,6 +279,17 @@ def test_card_only_folder_quoting_a_row_is_refused(out, mirror, tmp_path):
     artefact = publish.Artefact("dataset card", "str-2021", "dataset", staged)
     with pytest.raises(publish.PublishError, match=r"README.md quotes 1 sentence\(s\) of the data"):
         publish.check([artefact])
+
+
+def test_card_of_an_unbuilt_dataset_comes_from_its_builder(tmp_path):
+    """C-STS without the user's decrypted files: nothing is built, its card is still published."""
+    staged = publish.stage_card_only("str-2021", tmp_path / "not-built", tmp_path / "card")
+    assert [p.name for p in staged.iterdir()] == ["README.md"]
+    card = DatasetCard.load(staged / "README.md")
+    assert card.data.license == "other" and card.data.language == ["en"]
+    assert card.text.lstrip().startswith("# STR-2021: Semantic Textual Relatedness\n\nSTR-2021: 5,500")
+    assert "## Build it yourself" in card.text and "upload.py build --only str-2021\n" in card.text
+    assert "`cv-fold-0`: 5-fold CV stratified by subset" in card.text and "@inproceedings" in card.text
 
 
 def test_raw_worker_id_in_a_parquet_column_is_refused(tmp_path):
