@@ -2,14 +2,15 @@
 
 A metric folder (``metrics/<name>/``) is already laid out as a Space: ``<name>.py`` (the evaluate
 module), its pure math module(s), ``README.md`` (card with Space YAML), ``app.py`` and
-``requirements.txt``. On the Hub nothing of this package is installed, so a module that imports a
-sibling metric through the package (``from metrics.bws_scores.counting import tally``) would fail.
-:func:`build_space` copies the folder and **vendors** such modules: the sibling file is copied in
-and the import becomes same-folder relative (``from .counting import tally``). Because
-``evaluate.load`` copies only the modules that ``<name>.py`` itself imports (it does not follow
-imports transitively), a vendored module that only a helper imports also gets an import line in
-``<name>.py``. Third-party imports missing from ``requirements.txt`` are added with the bound this
-package declares. :func:`check_space` lists what would stop the Space from working.
+``requirements.txt``. On the Hub nothing of this package is installed, so a module that imports
+another module of the project (``from metrics.bws_scores.counting import tally``, or inside a
+function ``from dataset_scripts.errors import DataValidationError``) would fail there.
+:func:`build_space` copies the folder and **vendors** such modules: the file is copied in and the
+import becomes same-folder relative (``from .counting import tally``). Because ``evaluate.load``
+copies only the modules that ``<name>.py`` imports at top level (it does not follow imports),
+every same-folder module used anywhere also gets an import line in ``<name>.py``. Third-party
+imports missing from ``requirements.txt`` are added with the bound this package declares.
+:func:`check_space` lists what would stop the Space from working.
 """
 
 from __future__ import annotations
@@ -79,8 +80,8 @@ def _project_import(node: ast.AST) -> str | None:
 
 
 def _vendor(folder: Path, name: str, metrics_root: Path) -> list[str]:
-    """Copy sibling metric modules in and make their imports relative; returns what was copied."""
-    vendored: dict[str, str] = {}  # module stem -> "<metric>/<file>.py"
+    """Copy project modules in and make their imports relative; returns what was copied."""
+    vendored: dict[str, str] = {}  # module stem -> "<package>/<file>.py"
     todo = sorted(folder.glob("*.py"))
     while todo:
         path = todo.pop()
@@ -90,16 +91,17 @@ def _vendor(folder: Path, name: str, metrics_root: Path) -> list[str]:
             if module is None:
                 continue
             where = f"{path.name}:{node.lineno}"
-            parts = module.split(".")
-            if (not isinstance(node, ast.ImportFrom) or parts[0] != "metrics" or len(parts) != 3
-                    or node.lineno != node.end_lineno):
-                raise SpaceError(f"{where}: a metric may import a sibling metric only as one line "
-                                 f"`from metrics.<metric>.<module> import <names>` (found `{module}`); "
-                                 "dataset_scripts/trainers are not available in a Space")
+            if not isinstance(node, ast.ImportFrom) or node.lineno != node.end_lineno:
+                raise SpaceError(f"{where}: import a project module as one line "
+                                 f"`from {module} import <names>` so it can be vendored")
+            origin = metrics_root.parent / (module.replace(".", "/") + ".py")
+            if not origin.is_file():
+                raise SpaceError(f"{where}: `{module}` is not a module file of this project "
+                                 f"({origin} does not exist); a Space can only vendor module files")
             names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in node.names)
             indent = lines[node.lineno - 1][: node.col_offset]
-            lines[node.lineno - 1] = f"{indent}from .{parts[2]} import {names}\n"
-            todo += _copy_module(metrics_root / parts[1] / f"{parts[2]}.py", folder, vendored, where)
+            lines[node.lineno - 1] = f"{indent}from .{origin.stem} import {names}\n"
+            todo += _copy_module(origin, folder, vendored, where)
         path.write_text("".join(lines), encoding="utf-8")
     _import_from_main(folder / f"{name}.py")
     return sorted(vendored.values())
@@ -109,8 +111,6 @@ def _copy_module(origin: Path, folder: Path, vendored: dict[str, str], where: st
     """Copy ``origin`` and, recursively, its own same-folder imports; returns the new files."""
     if origin.stem in vendored:
         return []
-    if not origin.is_file():
-        raise SpaceError(f"{where}: {origin} does not exist")
     target = folder / origin.name
     if target.exists():
         raise SpaceError(f"{where}: cannot vendor {origin}: {target.name} already exists")
@@ -118,7 +118,9 @@ def _copy_module(origin: Path, folder: Path, vendored: dict[str, str], where: st
     vendored[origin.stem] = f"{origin.parent.name}/{origin.name}"
     copied = [target]
     for stem in _relative_imports(target):
-        copied += _copy_module(origin.parent / f"{stem}.py", folder, vendored, f"{origin.name}")
+        if not (origin.parent / f"{stem}.py").is_file():
+            raise SpaceError(f"{origin}: imports .{stem}, which is not a module file")
+        copied += _copy_module(origin.parent / f"{stem}.py", folder, vendored, origin.name)
     return copied
 
 

@@ -32,8 +32,8 @@ STANDALONE = textwrap.dedent("""
             module = evaluate.load(f"{name}.py")
             results[folder] = module.compute(**json.loads(open("example.json").read())) \\
                 if os.path.exists("example.json") else type(module).__name__
-        except ImportError as exc:
-            results[folder] = f"ImportError: {exc}"
+        except Exception as exc:
+            results[folder] = f"{type(exc).__name__}: {exc}"
     print(json.dumps(results))
 """)
 
@@ -85,16 +85,29 @@ def write_metric(root: Path, name: str, files: dict[str, str]) -> Path:
     return folder
 
 
+HELPERS = """from .consts import FACTOR
+
+
+def double(x):
+    if x < 0:
+        from dataset_scripts.errors import DataValidationError  # imported here: light module
+        raise DataValidationError("input", 1, "negative")
+    return FACTOR * x
+"""
+
+
 def fixture_metrics(root: Path) -> Path:
-    """alpha imports beta through the package (as split_half_reliability imports bws_scores)."""
+    """alpha imports beta through the package (as split_half_reliability imports bws_scores);
+    beta imports dataset_scripts.errors inside a function (as bws_scores.counting does)."""
     write_metric(root, "alpha", {"alpha.py": ALPHA, "core.py": (
         "from metrics.beta.helpers import double\n\n\ndef scaled_sum(values):\n"
         "    return double(sum(values))\n")})
     write_metric(root, "beta", {"beta.py": ALPHA.replace("Alpha", "Beta"),
                                 "core.py": "def scaled_sum(values):\n    return sum(values)\n",
-                                "helpers.py": "from .consts import FACTOR\n\n\ndef double(x):\n"
-                                              "    return FACTOR * x\n",
-                                "consts.py": "FACTOR = 2\n"})
+                                "helpers.py": HELPERS, "consts.py": "FACTOR = 2\n"})
+    (root.parent / "dataset_scripts").mkdir(exist_ok=True)
+    shutil.copy(Path(__file__).resolve().parents[1] / "dataset_scripts" / "errors.py",
+                root.parent / "dataset_scripts" / "errors.py")
     return root
 
 
@@ -115,9 +128,13 @@ def standalone(tmp_path_factory):
     real = [build_space(name, tmp / "out").folder for name in metric_names()]
     for folder in (alpha.folder, raw):
         (folder / "example.json").write_text('{"predictions": [1, 2, 3]}')
+    negative = tmp / "negative" / "alpha"  # reaches the vendored DataValidationError
+    shutil.copytree(alpha.folder, negative)
+    (negative / "example.json").write_text('{"predictions": [-1, -2]}')
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_MODULES_CACHE": str(tmp / "modules"),
            "HF_HOME": str(tmp / "hf")}
-    result = subprocess.run([sys.executable, "-c", STANDALONE, *map(str, [alpha.folder, raw, *real])],
+    folders = [alpha.folder, raw, negative, *real]
+    result = subprocess.run([sys.executable, "-c", STANDALONE, *map(str, folders)],
                             env=env, capture_output=True, text=True, timeout=300, cwd=tmp)
     assert result.returncode == 0, result.stderr
     return alpha, raw, real, json.loads(result.stdout.splitlines()[-1])
@@ -125,17 +142,21 @@ def standalone(tmp_path_factory):
 
 def test_sibling_imports_are_vendored_and_the_space_runs_without_semrel(standalone):
     space, _, _, results = standalone
-    assert space.vendored == ("beta/consts.py", "beta/helpers.py")
+    assert space.vendored == ("beta/consts.py", "beta/helpers.py", "dataset_scripts/errors.py")
     assert space.added_requirements == ("datasets>=5.0",)
     folder = space.folder
     assert sorted(p.name for p in folder.iterdir()) == [
-        "README.md", "alpha.py", "app.py", "consts.py", "core.py", "example.json", "helpers.py",
-        "requirements.txt"]
+        "README.md", "alpha.py", "app.py", "consts.py", "core.py", "errors.py", "example.json",
+        "helpers.py", "requirements.txt"]
     assert (folder / "core.py").read_text().startswith("from .helpers import double\n")
+    assert "        from .errors import DataValidationError\n" in (folder / "helpers.py").read_text()
     assert ("# vendored for the Space: evaluate.load copies only the modules imported here\n"
-            "from .consts import FACTOR\nfrom .helpers import double\n") in (folder / "alpha.py").read_text()
+            "from .consts import FACTOR\nfrom .errors import DataValidationError\n"
+            "from .helpers import double\n") in (folder / "alpha.py").read_text()
     assert check_space(folder) == []
     assert results[str(folder)] == {"total": 12.0}
+    assert results[str(folder.parents[2] / "negative" / "alpha")] == \
+        "DataValidationError: input: row 1: negative"
 
 
 def test_unvendored_copy_fails_standalone(standalone):
@@ -154,9 +175,10 @@ def test_every_real_metric_space_loads_without_semrel(standalone):
 
 
 @pytest.mark.parametrize("line, message", [
-    ("import metrics.beta.helpers\n", "core.py:1: a metric may import a sibling metric only as"),
-    ("from dataset_scripts import load\n", "core.py:1: a metric may import a sibling metric only as"),
-    ("from metrics.beta.missing import x\n", "does not exist"),
+    ("import metrics.beta.helpers\n", "core.py:1: import a project module as one line "
+                                      "`from metrics.beta.helpers import <names>`"),
+    ("from dataset_scripts import load\n", "core.py:1: `dataset_scripts` is not a module file"),
+    ("from metrics.beta.missing import x\n", "missing.py does not exist"),
 ])
 def test_unsupported_imports_are_clear_errors(metrics_root, tmp_path, line, message):
     (metrics_root / "alpha" / "core.py").write_text(line)
