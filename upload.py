@@ -66,6 +66,7 @@ def cmd_build(args) -> int:
         space = build_space(name, hub)
         extra = "".join(f"; vendored {v}" for v in space.vendored)
         extra += "".join(f"; added requirement {r}" for r in space.added_requirements)
+        extra += "".join(f"; dropped requirement {r} (vendored)" for r in space.removed_requirements)
         print(f"-> metric {name}: Space in {space.folder}{extra}")
     if not args.no_report:
         page = build_report(args.out, dataset_ids, metrics, mirror=args.mirror,

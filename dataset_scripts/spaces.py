@@ -28,6 +28,7 @@ from huggingface_hub import RepoCard
 
 METRICS_ROOT = Path(__file__).resolve().parents[1] / "metrics"
 PROJECT_PACKAGES = ("metrics", "dataset_scripts", "trainers", "scripts")
+OWN_DISTRIBUTION = "semrel"
 SPACE_YAML = {"sdk": "gradio", "app_file": "app.py"}
 SPACE_TAGS = {"evaluate", "metric"}
 # A comment after an import would be read by evaluate's scanner as a "# From: URL": own line.
@@ -44,6 +45,7 @@ class SpaceBuild:
     folder: Path
     vendored: tuple[str, ...]  # sibling modules copied in, e.g. ("bws_scores/counting.py",)
     added_requirements: tuple[str, ...]
+    removed_requirements: tuple[str, ...]  # this project itself: vendoring replaces it
 
 
 def metric_names(root: Path = METRICS_ROOT) -> list[str]:
@@ -61,11 +63,12 @@ def build_space(name: str, out_root: Path, *, metrics_root: Path = METRICS_ROOT)
         shutil.rmtree(folder)
     shutil.copytree(source, folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "__init__.py"))
     vendored = _vendor(folder, name, Path(metrics_root))
+    removed = _drop_own_requirement(folder / "requirements.txt")
     added = _complete_requirements(folder)
     problems = check_space(folder)
     if problems:
         raise SpaceError(f"Space {name} would not work standalone:\n  " + "\n  ".join(problems))
-    return SpaceBuild(name, folder, tuple(vendored), tuple(added))
+    return SpaceBuild(name, folder, tuple(vendored), tuple(added), tuple(removed))
 
 
 def _project_import(node: ast.AST) -> str | None:
@@ -101,7 +104,8 @@ def _vendor(folder: Path, name: str, metrics_root: Path) -> list[str]:
             names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in node.names)
             indent = lines[node.lineno - 1][: node.col_offset]
             lines[node.lineno - 1] = f"{indent}from .{origin.stem} import {names}\n"
-            todo += _copy_module(origin, folder, vendored, where)
+            if origin.parent.resolve() != (metrics_root / name).resolve():  # else: already here
+                todo += _copy_module(origin, folder, vendored, where)
         path.write_text("".join(lines), encoding="utf-8")
     _import_from_main(folder / f"{name}.py")
     return sorted(vendored.values())
@@ -190,9 +194,32 @@ def _our_bounds() -> dict[str, str]:
 
 
 def _requirement_names(path: Path) -> set[str]:
-    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
-    return {_normalise(re.split(r"[\[<>=!~ ;]", line.strip(), maxsplit=1)[0])
+    return _requirement_names_of(path.read_text(encoding="utf-8").splitlines() if path.is_file() else [])
+
+
+def _requirement_names_of(lines: list[str]) -> set[str]:
+    return {_normalise(re.split(r"[\[<>=!~ ;@]", line.strip(), maxsplit=1)[0])
             for line in lines if line.strip() and not line.strip().startswith("#")}
+
+
+def _drop_own_requirement(path: Path) -> list[str]:
+    """Remove this project (``semrel``, not on PyPI) from requirements.txt, with the comment lines
+    just above it: the Space carries the vendored modules instead."""
+    if not path.is_file():
+        return []
+    kept, removed, comments = [], [], []
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        if line.strip().startswith("#"):
+            comments.append(line)
+            continue
+        if line.strip() and _requirement_names_of([line]) == {OWN_DISTRIBUTION}:
+            removed.append(line.strip())
+        else:
+            kept += comments + [line]
+        comments = []
+    if removed:
+        path.write_text("".join(kept + comments), encoding="utf-8")
+    return removed
 
 
 def _complete_requirements(folder: Path) -> list[str]:
@@ -209,13 +236,19 @@ def _complete_requirements(folder: Path) -> list[str]:
     return added
 
 
-def _app_load_target(app: Path) -> str | None:
+def _app_loads_own_module(app: Path, name: str) -> bool:
+    """Whether ``app.py`` calls ``evaluate.load("<name>.py")`` (the Space root is the working
+    directory) or ``evaluate.load(str(Path(__file__).with_name("<name>.py")))``."""
     for node in ast.walk(ast.parse(app.read_text(encoding="utf-8"))):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "load" and node.args
-                and isinstance(node.args[0], ast.Constant)):
-            return node.args[0].value
-    return None
+                and node.func.attr == "load" and node.args):
+            argument = node.args[0]
+            names = {n.id for n in ast.walk(argument) if isinstance(n, ast.Name)}
+            strings = [n.value for n in ast.walk(argument) if isinstance(n, ast.Constant)]
+            if (isinstance(argument, ast.Constant) and argument.value == f"{name}.py") or (
+                    "__file__" in names and strings == [f"{name}.py"]):
+                return True
+    return False
 
 
 def check_space(folder: Path) -> list[str]:
@@ -235,11 +268,10 @@ def check_space(folder: Path) -> list[str]:
                  if not meta.get(key)]
     if not SPACE_TAGS <= set(meta.get("tags") or []):
         problems.append(f"README.md: tags must include {sorted(SPACE_TAGS)}")
-    target = _app_load_target(folder / "app.py")
-    if target != f"{name}.py":
+    if not _app_loads_own_module(folder / "app.py", name):
         problems.append(f'app.py: must load the module from the Space itself with '
-                        f'`evaluate.load("{name}.py")` (found {target!r}: a bare name is looked up '
-                        f'on the Hub as evaluate-metric/{name})')
+                        f'`evaluate.load("{name}.py")` (a bare name is looked up on the Hub as '
+                        f'evaluate-metric/{name})')
     for path in sorted(folder.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (module := _project_import(node)) is not None:
@@ -257,6 +289,9 @@ def check_space(folder: Path) -> list[str]:
                 problems.append(f"{path.name}: imports .{stem}, which {name}.py does not import "
                                 f"(evaluate.load copies only what {name}.py imports)")
     listed = _requirement_names(folder / "requirements.txt")
+    if OWN_DISTRIBUTION in listed:
+        problems.append(f"requirements.txt: lists {OWN_DISTRIBUTION}, this project, which is not "
+                        "installable on the Hub (vendor its modules instead)")
     problems += [f"requirements.txt: lacks {_distribution(t)} (imported as `{t}`)"
                  for t in sorted(_third_party_imports(folder)) if _distribution(t) not in listed]
     return problems

@@ -101,7 +101,8 @@ def fixture_metrics(root: Path) -> Path:
     beta imports dataset_scripts.errors inside a function (as bws_scores.counting does)."""
     write_metric(root, "alpha", {"alpha.py": ALPHA, "core.py": (
         "from metrics.beta.helpers import double\n\n\ndef scaled_sum(values):\n"
-        "    return double(sum(values))\n")})
+        "    return double(sum(values))\n"),
+        "requirements.txt": "evaluate>=0.4.6\n# beta comes from the installed package\nsemrel\n"})
     write_metric(root, "beta", {"beta.py": ALPHA.replace("Alpha", "Beta"),
                                 "core.py": "def scaled_sum(values):\n    return sum(values)\n",
                                 "helpers.py": HELPERS, "consts.py": "FACTOR = 2\n"})
@@ -144,7 +145,9 @@ def test_sibling_imports_are_vendored_and_the_space_runs_without_semrel(standalo
     space, _, _, results = standalone
     assert space.vendored == ("beta/consts.py", "beta/helpers.py", "dataset_scripts/errors.py")
     assert space.added_requirements == ("datasets>=5.0",)
+    assert space.removed_requirements == ("semrel",)
     folder = space.folder
+    assert (folder / "requirements.txt").read_text() == "evaluate>=0.4.6\ndatasets>=5.0\n"
     assert sorted(p.name for p in folder.iterdir()) == [
         "README.md", "alpha.py", "app.py", "consts.py", "core.py", "errors.py", "example.json",
         "helpers.py", "requirements.txt"]
@@ -188,6 +191,10 @@ def test_unsupported_imports_are_clear_errors(metrics_root, tmp_path, line, mess
 
 def test_check_space_names_what_a_space_lacks(metrics_root, tmp_path):
     folder = build_space("beta", tmp_path / "out", metrics_root=metrics_root).folder
+    assert check_space(folder) == []
+    (folder / "app.py").write_text("from pathlib import Path\nimport evaluate\n"
+                                   'module = evaluate.load(str(Path(__file__).with_name("beta.py")))\n')
+    assert check_space(folder) == []  # the other accepted form
     (folder / "app.py").write_text('import evaluate\nmodule = evaluate.load("beta")\n')
     readme = (folder / "README.md").read_text().replace("sdk: gradio", "sdk: static")
     (folder / "README.md").write_text(readme.replace("- metric\n", ""))
