@@ -221,6 +221,20 @@ def test_pushed_dataset_loads_with_load_dataset_from_the_hub(hub, out, tmp_path)
     assert any(p.startswith("/datasets/") and "/resolve/" in p for _, p, _ in hub.requests)
 
 
+def test_a_file_no_longer_built_is_deleted_from_the_repo(hub, out, mirror, tmp_path):
+    plot = out / "hub" / "datasets" / "toy-sts" / "images" / "scores.png"
+    kept = plot.read_bytes()
+    plot.unlink()
+    try:
+        result = run(hub, out, "--only", "toy-sts", home=tmp_path, mirror=mirror)
+    finally:
+        plot.write_bytes(kept)
+    assert result.returncode == 0, result.stderr
+    last = hub.commits_to("dataset", f"{NS}/toy-sts")[-1]
+    assert [op["key"] for op in last.operations] == ["deletedFile"]
+    assert "images/scores.png" not in hub.files("dataset", f"{NS}/toy-sts")
+
+
 def test_server_error_mid_push_then_rerun_resumes(out, mirror, tmp_path):
     model = str(out / "models" / "tiny-encoder")
     with LocalHub() as hub:
