@@ -87,16 +87,20 @@ def reduce_labels(labels: np.ndarray) -> np.ndarray:
     return np.sign(np.asarray(labels, dtype=np.int64) - 3)
 
 
-def disagreeable(annotations: pd.DataFrame, *, max_share: float = 0.5,
-                 min_cases: int = 1) -> FilterResult:
+def disagreeable(annotations: pd.DataFrame, *, max_share: float = 0.5, min_cases: int = 1,
+                 denominator: str = "cases") -> FilterResult:
     """(4) Disagreeable: on reduced labels, the worker contradicts a unanimous decision of the
     other annotators of a pair in more than ``max_share`` of such cases.
 
     A case is an annotation whose pair has at least two other annotations that all carry the same
     reduced label (with 3 annotators: the two others agree); it is a disagreement when the
     worker's reduced label differs. Workers with fewer than ``min_cases`` cases are not judged.
+    ``denominator="labels"`` divides by all the worker's labels instead (the authors' code, which
+    also required more than 4 labels: ``min_cases=5``); that variant flags almost nobody.
     """
     _require(annotations, ("pair_id", "worker_id", "label"), "disagreeable")
+    if denominator not in ("cases", "labels"):
+        raise ValueError(f"disagreeable: denominator must be 'cases' or 'labels', got {denominator!r}")
     pair_index, _ = pd.factorize(annotations["pair_id"])
     own = reduce_labels(annotations["label"].to_numpy()) + 1  # 0, 1, 2
     counts = np.zeros((pair_index.max() + 1 if len(pair_index) else 0, 3), dtype=np.int64)
@@ -107,11 +111,12 @@ def disagreeable(annotations: pd.DataFrame, *, max_share: float = 0.5,
     case = (n_others >= 2) & (others.max(axis=1) == n_others)
     disagree = case & (others[np.arange(len(own)), own] == 0)
     per = pd.DataFrame({"worker_id": annotations["worker_id"].to_numpy(), "case": case,
-                        "disagree": disagree}).groupby("worker_id")[["case", "disagree"]].sum()
+                        "disagree": disagree, "label": 1}).groupby("worker_id")[
+        ["case", "disagree", "label"]].sum()
     stats = pd.DataFrame({"n_unanimous_cases": per["case"], "n_disagreements": per["disagree"]})
-    share = per["disagree"] / per["case"].where(per["case"] > 0)
-    return _result("disagreeable", annotations, stats,
-                   (per["case"] >= min_cases) & (share > max_share))
+    base = per["case"] if denominator == "cases" else per["label"]
+    share = per["disagree"] / base.where(base > 0)
+    return _result("disagreeable", annotations, stats, (base >= min_cases) & (share > max_share))
 
 
 def sentiment_pairs(annotations: pd.DataFrame, *, scorer: SentimentScorer | None = None,
