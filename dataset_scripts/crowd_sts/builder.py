@@ -22,7 +22,7 @@ from ..base import SemrelBuilder, SemrelConfig
 from ..sources import Source
 from .filters import FilterResult, drop_workers, flagged_by, run_filters
 from .reading import DEFAULT_KEY, read_annotations, read_worker_list, resolve_key
-from .tables import aggregate_pairs, annotator_table, split_groups, test_mask
+from .tables import aggregate_pairs, annotator_table, holdout_mask, split_groups
 
 REPO = "https://github.com/Hernanros/SOTA"
 LICENCE = (
@@ -159,7 +159,7 @@ def build_study(paths: tuple[tuple[str, str], ...], authors_list: str, key: str,
     annotators = annotator_table(annotations, results, read_worker_list(authors_list, key))
     pairs = aggregate_pairs(annotations)
     pairs["split_group"] = split_groups(pairs)
-    pairs["is_test"] = test_mask(pairs["split_group"])
+    pairs["is_test"] = holdout_mask(pairs["split_group"])
     return Study(annotations, results, annotators, pairs)
 
 

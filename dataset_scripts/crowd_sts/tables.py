@@ -46,7 +46,7 @@ def split_groups(pairs: pd.DataFrame) -> pd.Series:
     return pairs["pair_id"].groupby(component).transform("min").rename("split_group")
 
 
-def test_mask(groups: pd.Series) -> np.ndarray:
+def holdout_mask(groups: pd.Series) -> np.ndarray:
     """True for pairs whose group falls in fold 0 of ``stratified_folds`` over the group ids,
     stratified by group size class (⌊log2 size⌋) so that each fold gets a fair share of pairs.
     """
