@@ -16,6 +16,9 @@ def test_lexical_measures_known_values():
     assert m.chrf(s1, s2)[0] == pytest.approx(1.0) and m.chrf(s1, s2)[1] < 1
     r = m.rouge(s1, s2)
     assert r["rouge1"].tolist() == [1.0, 0.5] and r["rouge2"][1] == pytest.approx(1 / 3)
+    pairs = (["a b c", "the cat sat", "x"], ["d e", "the cat sat on the mat", "x y z"])
+    np.testing.assert_allclose(m.bleu1(*pairs), m.bleu_and_bleu1(*pairs)[1])
+    assert m.bleu1(*pairs)[0] == 0.0  # no matching unigram: unsmoothed
     with pytest.raises(ValueError, match="row 0: no word token"):
         m.word_overlap(["..."], ["!"])
     with pytest.raises(ValueError, match="1 first sentences but 2 second"):
@@ -72,3 +75,17 @@ def test_minilm_weights_are_checked(monkeypatch):
             m.minilm_model_path()
     finally:
         m.minilm_model_path.cache_clear()
+
+
+def test_sentiment_model_config_runs_the_pipeline_on_real_data(tiny_pipeline, mirror, cache_dir):
+    from dataset_scripts import builder, load
+
+    folder = tiny_pipeline.model.name_or_path
+    annotators = load("crowd-sts", "annotators", mirror=mirror, cache_dir=cache_dir,
+                      sentiment_model=folder)["train"]
+    default = builder("crowd-sts", "annotators", cache_dir=cache_dir)
+    assert builder("crowd-sts", "annotators", cache_dir=cache_dir,
+                   sentiment_model=folder).cache_dir != default.cache_dir
+    # a random tiny classifier scores about ±0.5: no pair reaches the 1.9 gap, nobody is flagged
+    assert len(annotators) == 463 and not any(annotators["flagged_sentiment"])
+    assert sum(annotators["flagged_low_variance"]) == 134
