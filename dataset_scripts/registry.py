@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from .base import SemrelBuilder
 from .crowd_sts import CrowdSts
+from .czech_news_sts import CzechNewsSts
 from .str_2021 import Str2021
 
 
@@ -39,6 +40,7 @@ REGISTRY: dict[str, DatasetSpec] = {
     for spec in (
         DatasetSpec(Str2021),
         DatasetSpec(CrowdSts),
+        DatasetSpec(CzechNewsSts),
     )
 }
 
