@@ -42,7 +42,9 @@ from .spaces import check_space, metric_names
 # An MTurk WorkerId: "A" + 11–20 upper-case letters/digits, with at least one digit.
 WORKER_ID = re.compile(r"\bA(?=[A-Z]*[0-9])[A-Z0-9]{11,20}\b")
 TEXT_SUFFIXES = {".md", ".txt", ".py", ".json", ".yaml", ".yml", ".csv", ".tsv", ".jsonl"}
-ROW_COLUMNS = ("sentence1", "sentence2", "condition")  # pair-schema text a card must never quote
+# Pair-schema text a card-only README must never quote (texts of >= 12 characters and >= 3 words:
+# shorter phrase fragments, as in crowd-sts, occur in ordinary prose).
+ROW_COLUMNS = ("sentence1", "sentence2", "condition")
 REPO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 WEIGHTS = ("*.safetensors", "*.bin", "*.pt", "*.pth", "*.onnx")
 MODEL_IGNORE = ("checkpoint-*", "runs/*")  # Trainer checkpoints and TensorBoard logs stay local
@@ -232,7 +234,7 @@ def _card_only_problems(a: Artefact, built: Path) -> list[str]:
         names = [c for c in ROW_COLUMNS if c in pq.read_schema(path).names]
         for column in pq.read_table(path, columns=names).columns:
             texts.update(column.to_pylist())
-    quoted = sorted(t for t in texts if t and len(t) >= 12 and t in card)
+    quoted = sorted(t for t in texts if t and len(t) >= 12 and len(t.split()) >= 3 and t in card)
     if quoted:
         problems.append(f"README.md quotes {len(quoted)} sentence(s) of the data "
                         f"(e.g. {quoted[0][:30]!r}…)")
