@@ -230,11 +230,12 @@ def _raise_first(source, rows, rule, tuples, best, worst, choice, k):
 
     bad = np.flatnonzero(rule >= 0)
     i = bad[0]
-    detail = f"tuple={list(tuples[i])!r}, best={best[i]!r}, worst={worst[i]!r}"
+    detail = f"tuple={np.asarray(tuples[i]).tolist()!r}, best={best[i:i + 1].tolist()[0]!r}, worst={worst[i:i + 1].tolist()[0]!r}"
     if rule[i] == 0:
         detail += f"; most rows have {k} items"
-    if choice == "item" and rule[i] in (3, 4):
-        detail += "; pass choice='position' if best/worst are 1-based positions"
+    if rule[i] in (3, 4):
+        detail += (f"; positions are integers 1..{k}" if choice == "position"
+                   else "; pass choice='position' if best/worst are 1-based positions")
     if len(bad) > 1:
         detail += (f"; {len(bad) - 1} more invalid row(s), e.g. {rows[bad[1:6]].tolist()};"
                    " on_invalid='skip' drops them and counts them")
