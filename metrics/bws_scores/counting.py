@@ -83,12 +83,13 @@ def tally(annotations: Annotations) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     )
 
 
-def bws_counting_scores(tuples, best, worst, *, choice: Choice = "item",
+def bws_counting_scores(tuples, best=None, worst=None, *, choice: Choice = "item",
                         on_invalid: OnInvalid = "raise") -> BWSScores:
     """Counting scores of BWS annotations (one annotation per row).
 
     Args:
-        tuples: (n, k) item ids of each annotated tuple, k >= 2 (usually 4).
+        tuples: (n, k) item ids of each annotated tuple, k >= 2 (usually 4); or an
+            ``Annotations`` object (from a reader) alone.
         best, worst: (n,) the chosen items: item ids (``choice="item"``) or 1-based positions in
             the row's tuple (``choice="position"``).
         on_invalid: ``"raise"`` a DataValidationError naming the first bad row and its rule, or
@@ -98,12 +99,22 @@ def bws_counting_scores(tuples, best, worst, *, choice: Choice = "item",
     >>> r.items.tolist(), r.score.tolist()
     (['a', 'b', 'c', 'd', 'e'], [0.0, 0.5, 0.0, -1.0, 0.0])
     """
-    ann = encode_annotations(tuples, best, worst, choice=choice, on_invalid=on_invalid)
+    ann = as_annotations(tuples, best, worst, choice=choice, on_invalid=on_invalid)
     appearances, n_best, n_worst = tally(ann)
     score = counting_score(n_best, n_worst, appearances)
     return BWSScores(items=ann.items, appearances=appearances, n_best=n_best, n_worst=n_worst,
                      score=score, score_01=(score + 1.0) / 2.0, n_annotations=len(ann.best),
                      n_skipped=ann.n_skipped)
+
+
+def as_annotations(tuples, best=None, worst=None, *, choice: Choice = "item",
+                   on_invalid: OnInvalid = "raise") -> Annotations:
+    """``tuples`` itself if it is already ``Annotations``, else the encoded arrays."""
+    if isinstance(tuples, Annotations):
+        if best is not None or worst is not None:
+            raise ValueError("pass best/worst only with raw tuples, not with an Annotations object")
+        return tuples
+    return encode_annotations(tuples, best, worst, choice=choice, on_invalid=on_invalid)
 
 
 def encode_annotations(tuples, best, worst, *, choice: Choice = "item",

@@ -30,10 +30,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from metrics.bws_scores.counting import Annotations
 from metrics.bws_scores.counting import Choice
 from metrics.bws_scores.counting import OnInvalid
-from metrics.bws_scores.counting import encode_annotations
+from metrics.bws_scores.counting import as_annotations
 from metrics.bws_scores.counting import tally
 
 from .columnwise import fraction_codes
@@ -77,8 +76,7 @@ def split_half_bws(tuples, best=None, worst=None, *, trials: int = 1000, seed=No
     """
     if missing not in ("drop", "zero"):
         raise ValueError(f"missing must be 'drop' or 'zero', not {missing!r}")
-    ann = tuples if isinstance(tuples, Annotations) else encode_annotations(
-        tuples, best, worst, choice=choice, on_invalid=on_invalid)
+    ann = as_annotations(tuples, best, worst, choice=choice, on_invalid=on_invalid)
     n_items, k = len(ann.items), ann.tuples.shape[1]
     _, group = np.unique(np.sort(ann.tuples, axis=1), axis=0, return_inverse=True)
     group = group.ravel()
