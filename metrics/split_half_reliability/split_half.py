@@ -35,10 +35,10 @@ from metrics.bws_scores.counting import OnInvalid
 from metrics.bws_scores.counting import as_annotations
 from metrics.bws_scores.counting import tally
 
-from .columnwise import fraction_codes
-from .columnwise import masked_pearson
-from .columnwise import ranks_by_sorting
-from .columnwise import ranks_from_codes
+from .trialwise import fraction_codes
+from .trialwise import masked_pearson
+from .trialwise import ranks_by_sorting
+from .trialwise import ranks_from_codes
 from .halves import layout
 from .halves import random_halves
 
@@ -157,16 +157,16 @@ def _split_half(numerators, members, group, totals, trials, seed, missing, spear
     dtype = np.float32 if integer else np.float64  # float32 sums of integers are exact below 2**24
     numerators = numerators[:, lay.element_order].astype(dtype).tocsr()
     odd_members = members[:, lay.odd_groups].astype(dtype).tocsr()
-    den_floor = (members @ (sizes // 2))[:, None]  # denominator if every odd group gave A the smaller part
-    num_total, den_total = (np.asarray(t, dtype=np.float64)[:, None] for t in totals)
-    ranker = _fraction_ranker(numerators, sizes, int(den_total.max())) if integer else None
-
-    chunk = max(1, min(trials, CHUNK_CELLS // max(1, len(group))))
+    den_floor = (members @ (sizes // 2))[None, :]  # denominator if every odd group gave A the smaller part
+    num_total, den_total = (np.asarray(t, dtype=np.float64)[None, :] for t in totals)
+    ranker, n_codes = _fraction_ranker(numerators, sizes, int(den_total.max())) if integer else (None, 0)
+    # per chunk: (elements, chunk) memberships, (chunk, items) scores, (chunk, codes) rank counts
+    chunk = max(1, min(trials, CHUNK_CELLS // max(len(group), num_total.shape[1] + n_codes)))
     rho, r, both = [], [], []
     for start in range(0, trials, chunk):
         member, extra = random_halves(lay, min(chunk, trials - start), rng, dtype)
-        num_a = np.asarray(numerators @ member, dtype=np.float64)
-        den_a = den_floor + odd_members @ extra
+        num_a = np.asarray((numerators @ member).T, dtype=np.float64, order="C")  # (trials, items)
+        den_a = den_floor + (odd_members @ extra).T
         num_b, den_b = num_total - num_a, den_total - den_a
         valid = den_a > 0
         if missing == "drop":
@@ -181,23 +181,23 @@ def _split_half(numerators, members, group, totals, trials, seed, missing, spear
             ranks_a, ranks_b = ranks_by_sorting(score_a, valid), ranks_by_sorting(score_b, valid)
         rho.append(masked_pearson(ranks_a, ranks_b, valid))
         r.append(masked_pearson(score_a, score_b, valid))
-        both.append(valid.sum(axis=0))
+        both.append(valid.sum(axis=1))
     rho, r = np.concatenate(rho), np.concatenate(r)
     corrected = (lambda x: float(np.mean(2 * x / (1 + x)))) if spearman_brown else (lambda x: None)
     return SplitHalfResult(
         spearman=float(rho.mean()), spearman_std=float(rho.std()), pearson=float(r.mean()),
         pearson_std=float(r.std()), corrected_spearman=corrected(rho), corrected_pearson=corrected(r),
-        n_items=len(num_total), n_items_both=np.concatenate(both), spearman_trials=rho, pearson_trials=r,
+        n_items=num_total.shape[1], n_items_both=np.concatenate(both), spearman_trials=rho, pearson_trials=r,
         n_skipped=n_skipped)
 
 
 def _fraction_ranker(numerators, sizes, den_max):
-    """Ranks of integer fractions num/den by table lookup, or None if the table would be too big."""
+    """(ranks of integer fractions num/den by table lookup, number of codes); (None, 0) if too big."""
     num_lo = int(min(0, -den_max, numerators.min() * sizes.max()))
     num_hi = int(max(den_max, numerators.max() * sizes.max()))
     width = num_hi - num_lo + 1
     if width * (den_max + 1) > 1 << 24:
-        return None
+        return None, 0
     table, n_codes = fraction_codes(num_lo, num_hi, den_max)
     table = table.ravel()
 
@@ -205,4 +205,4 @@ def _fraction_ranker(numerators, sizes, den_max):
         index = (den * width + (num - num_lo)).astype(np.int64)  # exact: small integers in float64
         return ranks_from_codes(table[index], valid, n_codes)
 
-    return ranker
+    return ranker, n_codes

@@ -1,6 +1,6 @@
-"""Correlations computed for many trials at once: arrays are (items, trials), one column per trial.
+"""Correlations for many trials at once: arrays are (trials, items), one row per trial.
 
-Only the entries where ``valid`` is True take part in a column's correlation. Spearman's rho is
+Only the entries where ``valid`` is True take part in a row's correlation. Spearman's rho is
 Pearson's r of average ranks (ties get the mean of the ranks they span), as scipy.stats.spearmanr.
 """
 
@@ -11,18 +11,18 @@ from scipy.stats import rankdata
 
 
 def masked_pearson(x: np.ndarray, y: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Pearson r = sum(dx dy) / sqrt(sum(dx^2) sum(dy^2)) per column over the valid rows.
+    """Pearson r = sum(dx dy) / sqrt(sum(dx^2) sum(dy^2)) per row over its valid entries.
 
-    A column with fewer than two valid rows or with a constant side gives NaN.
+    A row with fewer than two valid entries or with a constant side gives NaN.
     """
     with np.errstate(invalid="ignore", divide="ignore"):
         if valid.all():  # the common case, about twice as fast
-            dx, dy = x - x.mean(axis=0), y - y.mean(axis=0)
+            dx, dy = x - x.mean(axis=1, keepdims=True), y - y.mean(axis=1, keepdims=True)
         else:
-            n = valid.sum(axis=0)
-            dx = np.where(valid, x - np.einsum("ij,ij->j", x, valid) / n, 0.0)
-            dy = np.where(valid, y - np.einsum("ij,ij->j", y, valid) / n, 0.0)
-        sxy, sxx, syy = (np.einsum("ij,ij->j", a, b) for a, b in ((dx, dy), (dx, dx), (dy, dy)))
+            n = valid.sum(axis=1, keepdims=True)
+            dx = np.where(valid, x - np.where(valid, x, 0.0).sum(axis=1, keepdims=True) / n, 0.0)
+            dy = np.where(valid, y - np.where(valid, y, 0.0).sum(axis=1, keepdims=True) / n, 0.0)
+        sxy, sxx, syy = (np.einsum("ij,ij->i", a, b) for a, b in ((dx, dy), (dx, dx), (dy, dy)))
         return sxy / np.sqrt(sxx * syy)
 
 
@@ -40,18 +40,19 @@ def fraction_codes(num_lo: int, num_hi: int, den_max: int) -> tuple[np.ndarray, 
 
 
 def ranks_from_codes(codes: np.ndarray, valid: np.ndarray, n_codes: int) -> np.ndarray:
-    """Average ranks (1-based) of value codes within each column, among the valid rows only.
+    """Average ranks (1-based) of value codes within each row, among its valid entries only.
 
     rank = #(valid values below) + (#(valid values equal) + 1) / 2, counted with one bincount;
-    invalid rows get an extra top code, so they do not move the ranks of the valid ones.
+    invalid entries get an extra top code, so they do not move the ranks of the valid ones.
     """
-    trials = codes.shape[1]
-    flat = (codes if valid.all() else np.where(valid, codes, n_codes)) + np.arange(trials) * (n_codes + 1)
+    trials = codes.shape[0]
+    offsets = (np.arange(trials) * (n_codes + 1))[:, None]
+    flat = (codes if valid.all() else np.where(valid, codes, n_codes)) + offsets
     counts = np.bincount(flat.ravel(), minlength=trials * (n_codes + 1)).reshape(trials, -1)
     rank_of_code = np.cumsum(counts, axis=1) - (counts - 1) / 2.0
     return rank_of_code.ravel()[flat]
 
 
 def ranks_by_sorting(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Average ranks within each column among the valid rows (for values that are not fractions)."""
-    return rankdata(np.where(valid, values, np.inf), axis=0, method="average")
+    """Average ranks within each row among its valid entries (for values that are not fractions)."""
+    return rankdata(np.where(valid, values, np.inf), axis=1, method="average")
