@@ -1,8 +1,5 @@
 """BWS annotation files: the NRC layout (fixtures) and the real SemEval-2024 files (mirror)."""
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -13,20 +10,9 @@ from metrics.bws_scores.readers import UNREADABLE
 from metrics.bws_scores.readers import read_nrc
 from metrics.bws_scores.readers import read_semeval_2024
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def upstream(dataset_id: str) -> Path:
-    """SEMREL_MIRROR, else ../shared/upstream beside the checkout (or beside its worktree folder)."""
-    roots = [*os.environ.get("SEMREL_MIRROR", "").split(os.pathsep),
-             REPO / ".." / "shared" / "upstream", REPO / ".." / ".." / "shared" / "upstream"]
-    found = [Path(r) / dataset_id for r in roots if r and (Path(r) / dataset_id).is_dir()]
-    return found[0] if found else pytest.skip(f"no mirror of {dataset_id}")
-
-
 @pytest.fixture
-def semeval():
-    return upstream("semrel-2024") / "BWS_annotations"
+def semeval(mirror):
+    return mirror / "semrel-2024" / "BWS_annotations"
 
 
 NRC = """Item1,Item2,Item3,Item4,BestItem,WorstItem,WorkerId

@@ -3,25 +3,12 @@
 import datasets
 import evaluate
 
+from .citations import ABDALLA_2023
+from .citations import KIRITCHENKO_MOHAMMAD_2016
+from .citations import KIRITCHENKO_MOHAMMAD_2017
 from .counting import bws_counting_scores
 
-_CITATION = """\
-@inproceedings{kiritchenko-mohammad-2016-capturing,
-  title = {Capturing Reliable Fine-Grained Sentiment Associations by Crowdsourcing and Best--Worst Scaling},
-  author = {Kiritchenko, Svetlana and Mohammad, Saif M.},
-  booktitle = {Proceedings of NAACL-HLT 2016}, year = {2016}, pages = {811--817}
-}
-@inproceedings{kiritchenko-mohammad-2017-best,
-  title = {Best-Worst Scaling More Reliable than Rating Scales: A Case Study on Sentiment Intensity Annotation},
-  author = {Kiritchenko, Svetlana and Mohammad, Saif M.},
-  booktitle = {Proceedings of ACL 2017 (Volume 2: Short Papers)}, year = {2017}, pages = {465--470}
-}
-@inproceedings{abdalla-etal-2023-makes,
-  title = {What Makes Sentences Semantically Related? A Textual Relatedness Dataset and Empirical Study},
-  author = {Abdalla, Mohamed and Vishnubhotla, Krishnapriya and Mohammad, Saif M.},
-  booktitle = {Proceedings of EACL 2023}, year = {2023}
-}
-"""
+_CITATION = KIRITCHENKO_MOHAMMAD_2016 + KIRITCHENKO_MOHAMMAD_2017 + ABDALLA_2023
 
 _DESCRIPTION = """\
 Best-Worst Scaling (BWS) scores by counting (Orme 2009): annotators see k items (usually 4) and

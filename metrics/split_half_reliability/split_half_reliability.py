@@ -9,25 +9,13 @@ same-folder modules that the adapter itself imports).
 import datasets
 import evaluate
 
+from metrics.bws_scores.citations import ABDALLA_2023
+from metrics.bws_scores.citations import CRONBACH_1951
+from metrics.bws_scores.citations import KIRITCHENKO_MOHAMMAD_2017
 from metrics.split_half_reliability.split_half import split_half_bws
 from metrics.split_half_reliability.split_half import split_half_ratings
 
-_CITATION = """\
-@inproceedings{kiritchenko-mohammad-2017-best,
-  title = {Best-Worst Scaling More Reliable than Rating Scales: A Case Study on Sentiment Intensity Annotation},
-  author = {Kiritchenko, Svetlana and Mohammad, Saif M.},
-  booktitle = {Proceedings of ACL 2017 (Volume 2: Short Papers)}, year = {2017}, pages = {465--470}
-}
-@inproceedings{abdalla-etal-2023-makes,
-  title = {What Makes Sentences Semantically Related? A Textual Relatedness Dataset and Empirical Study},
-  author = {Abdalla, Mohamed and Vishnubhotla, Krishnapriya and Mohammad, Saif M.},
-  booktitle = {Proceedings of EACL 2023}, year = {2023}
-}
-@article{cronbach-1951-coefficient,
-  title = {Coefficient alpha and the internal structure of tests},
-  author = {Cronbach, Lee J.}, journal = {Psychometrika}, volume = {16}, pages = {297--334}, year = {1951}
-}
-"""
+_CITATION = KIRITCHENKO_MOHAMMAD_2017 + ABDALLA_2023 + CRONBACH_1951
 
 _DESCRIPTION = """\
 Split-half reliability (SHR): per trial, the annotations of every BWS tuple (or the ratings of
