@@ -28,3 +28,12 @@ def test_metric_folder_is_a_space_and_its_card_example_runs(name, monkeypatch):
     examples = doctest.DocTestParser().get_doctest(module.inputs_description, {}, name, None, 0)
     assert len(examples.examples) >= 3
     assert doctest.DocTestRunner().run(examples).failed == 0
+
+
+@pytest.mark.parametrize("module", ["metrics.bws_scores.counting", "metrics.bws_scores.design",
+                                    "metrics.split_half_reliability.split_half"])
+def test_docstring_examples(module):
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted >= 2 and result.failed == 0

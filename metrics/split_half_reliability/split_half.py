@@ -43,7 +43,7 @@ from .halves import layout
 from .halves import random_halves
 
 Missing = Literal["drop", "zero"]
-CHUNK_CELLS = 1 << 22  # elements x trials per chunk: bounds memory at O(#annotations)
+CHUNK_CELLS = 1 << 20  # (elements or items + codes) x trials per chunk: memory O(#annotations)
 
 
 @dataclass(frozen=True)
