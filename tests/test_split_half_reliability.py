@@ -179,6 +179,8 @@ def test_ratings_bad_input():
     items, ratings = ["x", "x", "y", "y", "z", "z"], [1.0, 2, 3, 4, 5, 5]
     cases = [  # (items, ratings, annotators, row, rule)
         (items, [1.0, 2, np.nan, 4, 5, 5], None, 3, "rating is not a finite number"),
+        (items, [1.0, "", 3, 4, 5, 5], None, 2, "rating is not a finite number"),  # not x's lone row 1
+        (items, ratings, ["a", None, "a", "b", "c", "d"], 2, "empty annotator"),
         (["x", "x", None, "y", "z", "z"], ratings, None, 3, "empty item"),
         (items + ["z"], ratings + [4.0], ["a", "b", "a", "b", "c", "c", "d"], 6, "annotator rated the item twice"),
         (items + ["w"], ratings + [2.0], None, 7, "item has fewer than 2 ratings"),

@@ -144,7 +144,7 @@ def encode_annotations(tuples, best, worst, *, choice: Choice = "item",
         best_code, worst_code = _from_positions(best, codes), _from_positions(worst, codes)
     broken = [  # one mask per rule, in the order of RULES
         ~size_ok,
-        _row_any(codes < 0) | _is_empty(best) | _is_empty(worst),
+        _row_any(codes < 0) | is_empty(best) | is_empty(worst),
         _has_repeats(codes),
         ~_row_any(codes == best_code[:, None]),
         ~_row_any(codes == worst_code[:, None]),
@@ -192,7 +192,7 @@ def _tuple_matrix(tuples) -> tuple[np.ndarray, np.ndarray]:
 def _factorize(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Codes of the tuple cells in sorted id order, and the ids; -1 marks empty cells."""
     codes, ids = pd.factorize(matrix.ravel())  # None/NaN -> -1
-    kept = np.flatnonzero(~_is_empty(ids))
+    kept = np.flatnonzero(~is_empty(ids))
     try:
         kept = kept[np.argsort(ids[kept], kind="stable")]
     except TypeError as err:
@@ -214,7 +214,7 @@ def _has_repeats(codes: np.ndarray) -> np.ndarray:
     return np.logical_or.reduce(pairs)
 
 
-def _is_empty(values) -> np.ndarray:
+def is_empty(values) -> np.ndarray:
     """None/NaN or a blank string, elementwise (one check per distinct value)."""
     values = np.asarray(values)
     if values.dtype.kind in "iub":

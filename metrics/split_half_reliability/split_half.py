@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from metrics.bws_scores.counting import Choice
 from metrics.bws_scores.counting import OnInvalid
 from metrics.bws_scores.counting import as_annotations
+from metrics.bws_scores.counting import is_empty
 from metrics.bws_scores.counting import tally
 
 from .trialwise import fraction_codes
@@ -104,10 +105,11 @@ def split_half_ratings(items, ratings, annotators=None, *, trials: int = 1000, s
     >>> round(r.pearson, 3), r.n_items
     (0.946, 3)
     """
-    keep = _valid_ratings(np.asarray(items, dtype=object), np.asarray(ratings, dtype=np.float64),
-                          annotators, on_invalid)
-    item_code, _ = pd.factorize(np.asarray(items, dtype=object)[keep], sort=True)
-    values = np.asarray(ratings, dtype=np.float64)[keep]
+    items, ratings = np.asarray(items, dtype=object), np.asarray(ratings, dtype=object)
+    values = pd.to_numeric(pd.Series(ratings), errors="coerce").to_numpy(dtype=np.float64)  # non-numbers: NaN
+    keep = _valid_ratings(items, ratings, values, annotators, on_invalid)
+    item_code, _ = pd.factorize(items[keep], sort=True)
+    values = values[keep]
     n_items, n = int(item_code.max()) + 1, len(values)
     sums = sp.csr_matrix((values, (item_code, np.arange(n))), shape=(n_items, n))
     counts = np.bincount(item_code, minlength=n_items)
@@ -117,23 +119,22 @@ def split_half_ratings(items, ratings, annotators=None, *, trials: int = 1000, s
                        n_skipped=int((~keep).sum()))
 
 
-def _valid_ratings(items, ratings, annotators, on_invalid: OnInvalid) -> np.ndarray:
+def _valid_ratings(items, ratings, values, annotators, on_invalid: OnInvalid) -> np.ndarray:
     """Mask of usable rows; raises DataValidationError for the first bad row unless skipping."""
-    rows = pd.DataFrame({"item": items, "rating": ratings})
-    rules = {"empty item": rows["item"].isna().to_numpy(),
-             "rating is not a finite number": ~np.isfinite(ratings)}
+    rules = {"empty item": is_empty(items), "rating is not a finite number": ~np.isfinite(values)}
     if annotators is not None:
-        rows["annotator"] = np.asarray(annotators, dtype=object)
-        rules["annotator rated the item twice"] = rows.duplicated(["item", "annotator"]).to_numpy()
-    bad = np.logical_or.reduce(list(rules.values()))
-    size = rows["item"][~bad].map(rows["item"][~bad].value_counts())
-    rules["item has fewer than 2 ratings"] = np.zeros(len(rows), dtype=bool)
-    rules["item has fewer than 2 ratings"][np.flatnonzero(~bad)[size.to_numpy() < 2]] = True
-    bad = np.logical_or.reduce(list(rules.values()))
+        annotators = np.asarray(annotators, dtype=object)
+        rules["empty annotator"] = is_empty(annotators)
+        rules["annotator rated the item twice"] = pd.DataFrame({"i": items, "a": annotators}).duplicated().to_numpy()
+    row_bad = np.logical_or.reduce(list(rules.values()))
+    kept = pd.Series(items[~row_bad])
+    rules["item has fewer than 2 ratings"] = np.zeros(len(items), dtype=bool)
+    rules["item has fewer than 2 ratings"][np.flatnonzero(~row_bad)[kept.map(kept.value_counts()).to_numpy() < 2]] = True
+    bad = row_bad | rules["item has fewer than 2 ratings"]
     if bad.any() and on_invalid == "raise":
         from dataset_scripts.errors import DataValidationError
 
-        i = int(np.flatnonzero(bad)[0])
+        i = int(np.flatnonzero(row_bad if row_bad.any() else bad)[0])  # a bad row before its consequences
         rule = next(name for name, mask in rules.items() if mask[i])
         raise DataValidationError("<ratings>", i + 1, rule,
                                   f"item={items[i]!r}, rating={ratings[i]!r}; {int(bad.sum())} bad row(s);"
