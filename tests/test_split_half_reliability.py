@@ -125,6 +125,8 @@ def test_bws_arguments_and_bad_input():
     with pytest.raises(DataValidationError, match="row 8: best and worst are the same item"):
         split_half_bws(tuples, best, worst, trials=2)
     assert split_half_bws(tuples, best, worst, trials=2, on_invalid="skip").n_skipped == 1
+    with pytest.raises(ValueError, match="no valid annotations"):
+        split_half_bws(tuples[:1], best[:1], best[:1], on_invalid="skip")
 
 
 def test_semeval_files(mirror):

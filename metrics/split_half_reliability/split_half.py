@@ -108,9 +108,9 @@ def split_half_ratings(items, ratings, annotators=None, *, trials: int = 1000, s
     items, ratings = np.asarray(items, dtype=object), np.asarray(ratings, dtype=object)
     values = pd.to_numeric(pd.Series(ratings), errors="coerce").to_numpy(dtype=np.float64)  # non-numbers: NaN
     keep = _valid_ratings(items, ratings, values, annotators, on_invalid)
-    item_code, _ = pd.factorize(items[keep], sort=True)
+    item_code, distinct = pd.factorize(items[keep], sort=True)
     values = values[keep]
-    n_items, n = int(item_code.max()) + 1, len(values)
+    n_items, n = len(distinct), len(values)
     sums = sp.csr_matrix((values, (item_code, np.arange(n))), shape=(n_items, n))
     counts = np.bincount(item_code, minlength=n_items)
     return _split_half(sums, sp.identity(n_items, format="csr"), item_code,
@@ -152,6 +152,8 @@ def _split_half(numerators, members, group, totals, trials, seed, missing, spear
     """
     if trials < 1:
         raise ValueError(f"trials must be >= 1, got {trials}")
+    if len(group) == 0:
+        raise ValueError("no valid annotations to split (all rows were skipped?)")
     rng = np.random.default_rng(seed)
     lay = layout(group)
     sizes = np.bincount(group)
