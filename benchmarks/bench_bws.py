@@ -33,18 +33,19 @@ def simulate(n_items: int, per_tuple: int, seed: int = 0):
     return tuples, noisy.argmax(axis=1) + 1, noisy.argmin(axis=1) + 1
 
 
-def timed(fn, repeats: int) -> tuple[float, float]:
-    """(median wall seconds, peak traced MiB)."""
-    walls = []
+def timed(fn, repeats: int) -> tuple[float, float, float]:
+    """(median wall seconds, median CPU seconds of this process, peak traced MiB)."""
+    walls, cpus = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         fn()
-        walls.append(time.perf_counter() - start)
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
     tracemalloc.start()
     fn()
     peak = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()
-    return float(np.median(walls)), peak
+    return float(np.median(walls)), float(np.median(cpus)), peak
 
 
 def reference_scores(tuples, best, worst):
@@ -84,16 +85,18 @@ def main() -> None:
     parser.add_argument("--reference-trials", type=int, default=3, help="0 skips the plain-Python reference")
     args = parser.parse_args()
     print(f"cpus={os.cpu_count()} load average={os.getloadavg()[0]:.2f} numpy={np.__version__}")
-    print(f"{'items':>7} {'tuples':>7} {'per':>3} {'annotations':>11} | {'score s':>8} {'MiB':>6} | "
-          f"{'SHR s':>7} {'MiB':>6} {'SHR rho':>7} | {'ref score s':>11} {'ref SHR s':>9}")
+    print("wall = median seconds of --repeats runs, cpu = CPU seconds of this process (others' load"
+          " inflates wall only), MiB = peak traced memory")
+    print(f"{'items':>7} {'tuples':>7} {'per':>3} {'annotations':>11} | {'score s':>8} {'cpu':>6} {'MiB':>6} | "
+          f"{'SHR s':>7} {'cpu':>6} {'MiB':>6} {'SHR rho':>7} | {'ref score s':>11} {'ref SHR s':>9}")
     for scale in map(int, args.scales.split(",")):
         for per_tuple in map(int, args.per_tuple.split(",")):
             n_items = 5500 * scale
             tuples, best, worst = simulate(n_items, per_tuple)
-            score_s, score_mb = timed(lambda: bws_counting_scores(tuples, best, worst, choice="position"), args.repeats)
+            score_s, score_cpu, score_mb = timed(lambda: bws_counting_scores(tuples, best, worst, choice="position"), args.repeats)
             ann = encode_annotations(tuples, best, worst, choice="position")
             result = split_half_bws(ann, trials=args.trials, seed=0)
-            shr_s, shr_mb = timed(lambda: split_half_bws(ann, trials=args.trials, seed=0), args.repeats)
+            shr_s, shr_cpu, shr_mb = timed(lambda: split_half_bws(ann, trials=args.trials, seed=0), args.repeats)
             ref_score_s = ref_shr_s = float("nan")
             if args.reference_trials and scale == 1:
                 rows = list(zip(tuples.tolist(), best.tolist(), worst.tolist()))
@@ -108,7 +111,8 @@ def main() -> None:
                     reference_shr_trial(groups, rng)
                 ref_shr_s = (time.perf_counter() - start) / args.reference_trials * args.trials
             print(f"{n_items:>7} {len(tuples) // per_tuple:>7} {per_tuple:>3} {len(tuples):>11} | "
-                  f"{score_s:>8.4f} {score_mb:>6.1f} | {shr_s:>7.3f} {shr_mb:>6.1f} {result.spearman:>7.4f} | "
+                  f"{score_s:>8.4f} {score_cpu:>6.3f} {score_mb:>6.1f} | {shr_s:>7.3f} {shr_cpu:>6.2f} {shr_mb:>6.1f} "
+                  f"{result.spearman:>7.4f} | "
                   f"{ref_score_s:>11.3f} {ref_shr_s:>9.1f}")
 
 

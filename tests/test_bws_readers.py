@@ -1,5 +1,7 @@
 """BWS annotation files: the NRC layout (fixtures) and the real SemEval-2024 files (mirror)."""
 
+import csv
+
 import numpy as np
 import pytest
 
@@ -39,6 +41,27 @@ def test_nrc_bad_row_names_file_and_row(tmp_path):
     ann = read_nrc(path, on_invalid="skip")
     assert ann.skipped == {"best is not an item of the tuple": 1, "empty cell": 1}
     assert ann.skipped_rows.tolist() == [4, 5] and len(ann.best) == 3
+
+
+def test_semeval_layout_other_header_quotes_and_junk(tmp_path):
+    path = tmp_path / "bws.csv"
+    with path.open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([
+            ["pair_1", "pair_2", "pair_3", "pair_4", "Most_Related", "Least_Related"],
+            ["[\"It's  one\", 'a, b']$", "['c', 'd']", "['e', 'f']", "['g', 'h'].", 1, 4],
+            ["[\"It's one\", 'a, b']", "['c', 'd']", "['e', 'f']", "['g', 'h']", 2, 1],
+        ])
+    ann = read_semeval_2024(path)
+    assert ann.items.tolist() == ["It's one\na, b", "c\nd", "e\nf", "g\nh"]  # whitespace normalised
+    assert ann.repaired == {JUNK: 2} and ann.n_skipped == 0
+    assert bws_counting_scores(ann).score.tolist() == [0.0, 0.5, 0.0, -0.5]
+
+
+def test_semeval_layout_needs_item_columns(tmp_path):
+    path = tmp_path / "bws.csv"
+    path.write_text("pair_1,Most_Related,Least_Related\n\"['a', 'b']\",1,1\n")
+    with pytest.raises(DataValidationError, match="missing columns"):
+        read_semeval_2024(path)
 
 
 def test_nrc_custom_and_missing_columns(tmp_path):

@@ -51,6 +51,11 @@ def read_nrc(path, *, item_columns=None, best_column: str = "BestItem",
 def read_semeval_2024(path, *, on_invalid: OnInvalid = "raise") -> Annotations:
     """Annotations from a SemEval-2024 ``BWS_annotations`` CSV (list-literal items, positions)."""
     table = _read_table(path)
+    if table.shape[1] < 4:
+        from dataset_scripts.errors import DataValidationError
+
+        raise DataValidationError(str(path), None, "missing columns",
+                                  f"need k >= 2 item columns, then best and worst; got {list(table.columns)}")
     cells = table.iloc[:, :-2].to_numpy(dtype=object)
     codes, distinct = pd.factorize(cells.ravel())  # parse each distinct cell once
     parsed = [_parse_pair(cell) for cell in distinct]
@@ -62,10 +67,11 @@ def read_semeval_2024(path, *, on_invalid: OnInvalid = "raise") -> Annotations:
         from dataset_scripts.errors import DataValidationError
 
         i, j = np.argwhere(pd.isna(keys))[0]
-        more = rows[unreadable][1:].tolist()
+        more = rows[unreadable][1:]
         raise DataValidationError(str(path), int(rows[i]), UNREADABLE,
-                                  f"column {table.columns[j]!r}: {cells[i, j][:80]!r}"
-                                  + (f"; also rows {more}; on_invalid='skip' drops and counts them" if more else ""))
+                                  f"column {table.columns[j]!r}: {cells[i, j][:80]!r}" + (
+                                      f"; also rows {more[:10].tolist()}{' ...' if len(more) > 10 else ''};"
+                                      " on_invalid='skip' drops and counts them" if len(more) else ""))
     ok = ~unreadable
     ann = encode_annotations(keys[ok], table.iloc[:, -2].to_numpy()[ok], table.iloc[:, -1].to_numpy()[ok],
                              choice="position", on_invalid=on_invalid, rows=rows[ok], source=str(path))
