@@ -169,14 +169,16 @@ def _split_half(numerators, members, group, totals, trials, seed, missing, spear
     for start in range(0, trials, chunk):
         member, extra = random_halves(lay, min(chunk, trials - start), rng, dtype)
         num_a = np.asarray((numerators @ member).T, dtype=np.float64, order="C")  # (trials, items)
-        den_a = den_floor + (odd_members @ extra).T
+        den_a = den_floor + (odd_members @ extra).T if extra.size else den_floor  # (1, items) if all even
         num_b, den_b = num_total - num_a, den_total - den_a
         valid = den_a > 0
         if missing == "drop":
-            valid &= den_b > 0
+            valid = valid & (den_b > 0)
         else:  # SHR-BWS.pl: an item unscored in the second half scores 0 there
             num_b, den_b = np.where(den_b > 0, num_b, 0.0), np.where(den_b > 0, den_b, 1.0)
-        den_a, den_b = np.where(valid, den_a, 1.0), np.where(valid, den_b, 1.0)
+        valid = np.broadcast_to(valid, num_a.shape)
+        if not valid.all():
+            den_a, den_b = np.where(valid, den_a, 1.0), np.where(valid, den_b, 1.0)
         score_a, score_b = num_a / den_a, num_b / den_b  # BWS: the counting score net / appearances
         if ranker is not None:
             ranks_a, ranks_b = ranker(num_a, den_a, valid), ranker(num_b, den_b, valid)
