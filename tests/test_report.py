@@ -17,6 +17,8 @@ from dataset_scripts import REGISTRY
 from dataset_scripts.export import build_dataset
 from dataset_scripts.report import build_report, dataset_section, report_hook
 from dataset_scripts.spaces import build_space, metric_names
+from metrics.bws_scores.readers import read_semeval_2024
+from metrics.split_half_reliability.split_half import split_half_bws
 from scripts.reproduce_str_dice import PAPER_PER_SOURCE, fold_correlations
 
 
@@ -89,7 +91,7 @@ def test_images_exist_beside_the_page(report):
     page = Page(report.read_text(encoding="utf-8"))
     sources = {src for _, src in page.images}
     assert {"images/str-2021/score_hist_by_source.png", "images/str-2021/dice_by_source.png",
-            "images/toy-sts/scores.png"} <= sources  # toy-sts: no hook, its card body and plots
+            "images/str-2021/semeval_bws_scores.png", "images/toy-sts/scores.png"} <= sources  # toy-sts: no hook, its card body and plots
     for src in sources:
         path = report.parent / src
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 5_000, src
@@ -107,6 +109,18 @@ def test_str_section_has_distributions_and_the_dice_baseline(report, mirror, cac
     assert rows["all"][:2] == ["5500", "0.500"]  # pairs, mean score
     text = page.sections["dataset-str-2021"]
     assert "raw BWS annotations of STR-2021 are not public" in text and "0.84" in text
+
+
+def test_str_section_has_split_half_reliability_of_the_semeval_2024_files(report, mirror):
+    page = Page(report.read_text(encoding="utf-8"))
+    rows = {row[0]: row[1:] for section, row in page.rows if section == "dataset-str-2021"}
+    for name, annotations, skipped, items in (("arq_bws.csv", "7,358", "2", "3,991"),
+                                              ("arb_bws.csv", "2,710", "1", "1,800")):
+        ann = read_semeval_2024(mirror / "semrel-2024" / "BWS_annotations" / name, on_invalid="skip")
+        shr = split_half_bws(ann, trials=1000, seed=0, spearman_brown=True)
+        assert rows[name][:2] + rows[name][3:4] == [annotations, skipped, items]
+        assert rows[name][5:] == [f"{shr.spearman:.3f}", f"{shr.spearman_std:.3f}",
+                                  f"{shr.pearson:.3f}", f"{shr.corrected_spearman:.3f}"]
 
 
 def test_unbuilt_dataset_gets_a_note(tmp_path):

@@ -2,7 +2,9 @@
 
 Split-half reliability of the STR-2021 scores cannot be recomputed: the raw Best-Worst Scaling
 annotations (``mturk_data/bws_annotations.csv``) are not public, so the paper's value (0.84,
-§4) is quoted.
+§4) is quoted, and SHR is shown on the public raw BWS annotations of the SemEval-2024 Task 1
+successor (``<mirror>/semrel-2024/BWS_annotations/*.csv``) with ``metrics/bws_scores`` (reader,
+counting scores) and ``metrics/split_half_reliability`` (1,000 random half splits, seed 0).
 """
 
 from __future__ import annotations
@@ -12,8 +14,11 @@ from pathlib import Path
 import numpy as np
 
 from ..cards import grouped_bars, histograms, markdown_table
+from ..sources import mirror_dirs
 
-PAPER_SHR = 0.84  # paper §4, Spearman-Brown corrected, 1,000 random half splits
+PAPER_SHR = 0.84  # paper §4, 1,000 random half splits
+SEMEVAL_DIR = "semrel-2024/BWS_annotations"
+SHR_TRIALS, SHR_SEED = 1000, 0
 
 
 def report_section(built, image_dir: Path, *, mirror=None, cache_dir=None) -> str:
@@ -59,7 +64,43 @@ the 5 cross-validation test folds (paper §6, Tables 5 and 6); `metrics/lexical_
 
 Not recomputable: the raw BWS annotations of STR-2021 are not public. The paper reports
 SHR = {PAPER_SHR:.2f} (§4).
+
+{semeval_shr(mirror, image_dir)}
 """
+
+
+def semeval_shr(mirror, image_dir: Path) -> str:
+    """SHR and counting-score distributions of the SemEval-2024 BWS annotation files."""
+    from metrics.bws_scores.counting import bws_counting_scores
+    from metrics.bws_scores.readers import read_semeval_2024
+    from metrics.split_half_reliability.split_half import split_half_bws
+
+    folder = next((d / SEMEVAL_DIR for d in mirror_dirs(mirror) if (d / SEMEVAL_DIR).is_dir()), None)
+    if folder is None:
+        return f"SemEval-2024 BWS annotations not found (`<mirror>/{SEMEVAL_DIR}/`): no SHR shown."
+    rows, scores = [], {}
+    for path in sorted(folder.glob("*.csv")):
+        ann = read_semeval_2024(path, on_invalid="skip")
+        shr = split_half_bws(ann, trials=SHR_TRIALS, seed=SHR_SEED, spearman_brown=True)
+        scores[path.stem] = bws_counting_scores(ann).score
+        rows.append([path.name, f"{len(ann.best):,}", sum(ann.skipped.values()),
+                     sum(ann.repaired.values()), f"{len(ann.items):,}",
+                     f"{float(np.mean(shr.n_items_both)):,.0f}", shr.spearman, shr.spearman_std,
+                     shr.pearson, shr.corrected_spearman])
+    histograms(scores, image_dir / "semeval_bws_scores.png", xlabel="BWS counting score",
+               title="SemEval-2024 Task 1 counting scores", bins=21, value_range=(-1, 1))
+    table = markdown_table(["file", "annotations", "rows skipped", "cells repaired", "items",
+                            "items in both halves", "SHR ρ", "sd", "SHR r",
+                            "ρ Spearman-Brown"], rows)
+    return f"""On the raw BWS annotations of SemEval-2024 Task 1 (successor of STR-2021, same
+protocol), read with `metrics/bws_scores` (rows whose item cell is not a list literal skipped,
+trailing junk after `]` repaired, both counted) and split {SHR_TRIALS:,} times at random (seed
+{SHR_SEED}) with `metrics/split_half_reliability`; items annotated in only one half of a trial are
+left out of that trial's correlation.
+
+{table}
+
+![SemEval-2024 counting scores](images/semeval_bws_scores.png)"""
 
 
 def _describe(values: np.ndarray) -> list[float]:
