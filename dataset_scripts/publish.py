@@ -187,9 +187,12 @@ def check(artefacts: list[Artefact], *, mirror=None, data_dir: dict | None = Non
     for a in artefacts:
         found = _leaks(a)
         if a.kind == "dataset":
-            found += [f"verification failed: {p}" for p in verify_folder(
-                a.folder, a.name, mirror=mirror, data_dir=(data_dir or {}).get(a.name),
-                cache_dir=cache_dir)]
+            try:
+                found += [f"verification failed: {p}" for p in verify_folder(
+                    a.folder, a.name, mirror=mirror, data_dir=(data_dir or {}).get(a.name),
+                    cache_dir=cache_dir)]
+            except (OSError, ValueError) as exc:  # upstream file missing, bad rows, ...
+                found.append(f"could not be verified against its upstream files: {exc}")
         elif a.kind == "dataset card":
             found += _card_only_problems(a, a.folder.parents[1] / "datasets" / a.name)
         elif a.kind == "space":
