@@ -283,6 +283,13 @@ def test_refused_before_any_upload(out, mirror, tmp_path):
         assert hub.requests == []
 
 
+def test_dataset_that_cannot_be_rebuilt_is_refused(out, tmp_path, toy_registered):
+    artefact = publish.Artefact("dataset", "toy-sts", "dataset", out / "hub" / "datasets" / "toy-sts")
+    with pytest.raises(publish.PublishError, match=r"dataset toy-sts: could not be verified against "
+                                                   r"its upstream files: pairs.csv of 'toy-sts' not found"):
+        publish.check([artefact], mirror=tmp_path / "empty-mirror", cache_dir=tmp_path / "cache")
+
+
 def test_card_only_folder_quoting_a_row_is_refused(out, mirror, tmp_path):
     staged = publish.stage_card_only("str-2021", out / "hub" / "datasets" / "str-2021",
                                      tmp_path / "hub" / "cards" / "str-2021")
