@@ -47,7 +47,8 @@ TEXT_SUFFIXES = {".md", ".txt", ".py", ".json", ".yaml", ".yml", ".csv", ".tsv",
 ROW_COLUMNS = ("sentence1", "sentence2", "condition")
 REPO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 WEIGHTS = ("*.safetensors", "*.bin", "*.pt", "*.pth", "*.onnx")
-MODEL_IGNORE = ("checkpoint-*", "runs/*")  # Trainer checkpoints and TensorBoard logs stay local
+# Trainer checkpoints (`python -m trainers fit` keeps them in checkpoints/) and logs stay local
+MODEL_IGNORE = ("checkpoints/*", "checkpoint-*", "runs/*")
 
 
 class PublishError(RuntimeError):

@@ -52,8 +52,8 @@ def make_model(folder: Path, card: str | None = None) -> Path:
     folder.mkdir(parents=True)
     (folder / "config.json").write_text('{"model_type": "bert", "hidden_size": 4}\n')
     save_file({"w": np.arange(8, dtype=np.float32).reshape(2, 4)}, str(folder / "model.safetensors"))
-    (folder / "checkpoint-2").mkdir()  # a Trainer checkpoint: stays local
-    (folder / "checkpoint-2" / "optimizer.pt").write_bytes(b"\0" * 64)
+    (folder / "checkpoints" / "checkpoint-2").mkdir(parents=True)  # stays local
+    (folder / "checkpoints" / "checkpoint-2" / "optimizer.pt").write_bytes(b"\0" * 64)
     if card is None:
         card = ("---\nlicense: apache-2.0\nlanguage: [en]\ndatasets: [toy-sts]\nmetrics: [spearmanr]\n"
                 "library_name: sentence-transformers\n---\n\n# tiny\n\nSpearman 0.5 on toy-sts.\n")
