@@ -195,7 +195,8 @@ def check(artefacts: list[Artefact], *, mirror=None, data_dir: dict | None = Non
             except (OSError, ValueError) as exc:  # upstream file missing, bad rows, ...
                 found.append(f"could not be verified against its upstream files: {exc}")
         elif a.kind == "dataset card":
-            found += _card_only_problems(a, a.folder.parents[1] / "datasets" / a.name)
+            built = a.folder.parents[1] / "datasets" / a.name  # staged in <hub>/cards/<id>
+            found += _card_only_problems(a, built)
         elif a.kind == "space":
             found += check_space(a.folder)
         elif a.kind == "model":
