@@ -1,0 +1,1 @@
+"""Fine-tuning sentence-pair encoders on shared-schema datasets (cross / bi / tri, MSE / quad)."""
