@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .base import SemrelBuilder
+from .c_sts import CSts
 from .str_2021 import Str2021
 
 
@@ -37,6 +38,7 @@ REGISTRY: dict[str, DatasetSpec] = {
     spec.dataset_id: spec
     for spec in (
         DatasetSpec(Str2021),
+        DatasetSpec(CSts),
     )
 }
 

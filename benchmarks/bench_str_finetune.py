@@ -1,0 +1,150 @@
+"""STR-2021 5-fold CV fine-tuning of the packaged MiniLM: our cross- and bi-encoder beside
+sentence-transformers' own trainer (CosineSimilarityLoss) on identical folds and hyperparameters.
+
+Prints per-fold and mean Spearman, the per-source table (paper Table 6, RoBERTa-base CV column
+beside it), training throughput (pairs/s = train pairs x epochs / training seconds) and wall time.
+Each finished (fold, run) is stored in ``OUT/results.json`` and reused on the next call, so a long
+CV can be run a fold at a time (``--force`` re-runs). Not part of the test suite.
+
+    nice -n 10 .venv/bin/python benchmarks/bench_str_finetune.py --folds 0 --runs cross,bi,st \
+        --epochs 4 --batch-size 16 --lr 2e-5 --out build/bench 2>&1 | tee build/bench/fold0.log
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from trainers.data import prepare_pairs
+from trainers.pretrained import minilm_path
+from trainers.training import FitOptions, fit, load_pairs, per_source_spearman
+from trainers.trainer import similarity_scores
+
+PAPER_CV = {"STS": 0.79, "SNLI": 0.80, "Stance": 0.49, "Goodreads": 0.73, "Wikipedia": 0.79,
+            "Formality": 0.86, "ParaNMT": 0.80}  # Abdalla et al., Table 6, SBERT(RoBERTa) CV
+RUNS = ("cross", "bi", "st")
+
+
+def run_ours(encoder: str, data, model: Path, out: Path, args) -> dict:
+    options = FitOptions(encoder=encoder, objective="mse", epochs=args.epochs,
+                         batch_size=args.batch_size, learning_rate=args.lr, warmup=args.warmup,
+                         weight_decay=args.weight_decay, seed=args.seed)
+    result = fit(data, model, out, options)
+    return {"spearman": result.spearman, "pearson": result.pearson,
+            "per_source": result.per_source, "train_seconds": result.train_seconds,
+            "pairs_per_second": result.pairs_per_second}
+
+
+def run_sentence_transformers(data, model: Path, out: Path, args) -> dict:
+    """The reference: SentenceTransformerTrainer + CosineSimilarityLoss, same data and settings."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer import SentenceTransformerTrainer
+    from sentence_transformers.sentence_transformer import SentenceTransformerTrainingArguments
+    from sentence_transformers.sentence_transformer.losses import CosineSimilarityLoss
+
+    train = prepare_pairs(data.splits["train"], data.score_range, where=f"{data.name}/train")
+    test = prepare_pairs(data.splits["test"], data.score_range, where=f"{data.name}/test")
+    st = SentenceTransformer(str(model))
+    st_args = SentenceTransformerTrainingArguments(
+        output_dir=str(out / "checkpoints"), num_train_epochs=args.epochs,
+        per_device_train_batch_size=args.batch_size, learning_rate=args.lr,
+        warmup_steps=args.warmup, weight_decay=args.weight_decay, seed=args.seed,
+        data_seed=args.seed, save_strategy="no", logging_strategy="epoch", report_to="none",
+        disable_tqdm=True)
+    trainer = SentenceTransformerTrainer(model=st, args=st_args, train_dataset=train,
+                                         loss=CosineSimilarityLoss(st))
+    seconds = float(trainer.train().metrics["train_runtime"])
+    e1 = st.encode(test["sentence1"], convert_to_tensor=True, batch_size=64)
+    e2 = st.encode(test["sentence2"], convert_to_tensor=True, batch_size=64)
+    predictions = torch.nn.functional.cosine_similarity(e1, e2).cpu().numpy()
+    labels = np.asarray(test["labels"], dtype=np.float64)
+    scores = similarity_scores(predictions, labels)
+    return {"spearman": scores.spearman, "pearson": scores.pearson,
+            "per_source": per_source_spearman(data.splits["test"], predictions, labels),
+            "train_seconds": seconds, "pairs_per_second": len(train) * args.epochs / seconds}
+
+
+def print_tables(results: dict, runs: list[str], folds: list[int]) -> None:
+    names = {"cross": "ours cross", "bi": "ours bi", "st": "ST trainer"}
+    done = [f for f in folds if all(f"{f}/{r}" in results for r in runs)]
+    print("\nSpearman (test fold), training pairs/s, training seconds")
+    print("fold  " + "  ".join(f"{names[r]:>28}" for r in runs))
+    for f in done:
+        cells = [results[f"{f}/{r}"] for r in runs]
+        print(f"{f:>4}  " + "  ".join(
+            f"{c['spearman']:>8.4f} {c['pairs_per_second']:>7.1f}/s {c['train_seconds']:>7.0f}s"
+            for c in cells))
+    if not done:
+        return
+    means = {r: np.mean([results[f"{f}/{r}"]["spearman"] for f in done]) for r in runs}
+    print(f"mean  " + "  ".join(f"{means[r]:>8.4f}{'':>20}" for r in runs)
+          + f"   ({len(done)} fold(s): {done})")
+    print("\nper source, mean over folds (paper Table 6: SBERT RoBERTa-base CV)")
+    print(f"{'source':<10} {'paper':>6} " + " ".join(f"{names[r]:>11}" for r in runs))
+    for source in sorted(PAPER_CV):
+        vals = [np.mean([results[f"{f}/{r}"]["per_source"][source] for f in done]) for r in runs]
+        print(f"{source:<10} {PAPER_CV[source]:>6.2f} " + " ".join(f"{v:>11.4f}" for v in vals))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--folds", default="0,1,2,3,4", help="comma-separated fold numbers")
+    parser.add_argument("--runs", default=",".join(RUNS), help=f"comma-separated of {RUNS}")
+    parser.add_argument("--epochs", type=float, default=4)
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--lr", type=float, default=2e-5)
+    parser.add_argument("--warmup", type=float, default=0.1)
+    parser.add_argument("--weight-decay", type=float, default=0.01)
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--mirror", help="upstream mirror ($SEMREL_MIRROR)")
+    parser.add_argument("--out", default="build/bench")
+    parser.add_argument("--force", action="store_true", help="re-run finished (fold, run)s")
+    args = parser.parse_args()
+    folds = [int(f) for f in args.folds.split(",")]
+    runs = [r for r in args.runs.split(",")]
+    unknown = set(runs) - set(RUNS)
+    if unknown:
+        parser.error(f"unknown runs {sorted(unknown)}; choose from {RUNS}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    store = out / "results.json"
+    results = json.loads(store.read_text()) if store.is_file() else {}
+    model = minilm_path()  # sha256-verified
+    device = torch.cuda.get_device_name() if torch.cuda.is_available() else \
+        f"CPU ({platform.processor() or platform.machine()}, {torch.get_num_threads()} threads)"
+    settings = {k: v for k, v in vars(args).items() if k not in {"out", "force", "mirror"}}
+    print(f"MiniLM {model} (sha256 verified); {device}; {settings}")
+    for fold in folds:
+        data = load_pairs("str-2021", f"cv-fold-{fold}", mirror=args.mirror)
+        for run in runs:
+            key = f"{fold}/{run}"
+            if key in results and not args.force and results[key]["settings"] == settings:
+                print(f"fold {fold} {run}: stored result reused")
+                continue
+            start = time.perf_counter()
+            run_dir = out / f"fold{fold}-{run}"
+            if torch.cuda.is_available():
+                torch.cuda.reset_peak_memory_stats()
+            measured = (run_sentence_transformers(data, model, run_dir, args) if run == "st"
+                        else run_ours(run, data, model, run_dir, args))
+            measured["wall_seconds"] = time.perf_counter() - start
+            if torch.cuda.is_available():
+                measured["peak_gpu_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
+            results[key] = {**measured, "settings": settings, "device": device}
+            store.write_text(json.dumps(results, indent=2))
+            print(f"fold {fold} {run}: Spearman {measured['spearman']:.4f}, "
+                  f"{measured['pairs_per_second']:.1f} pairs/s, train {measured['train_seconds']:.0f} s, "
+                  f"wall {measured['wall_seconds']:.0f} s", flush=True)
+    print_tables(results, runs, folds)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""The model card (README.md) written beside every trained model: metrics, data, hyperparameters,
+training loss, usage and citations."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+
+from huggingface_hub import ModelCard, ModelCardData
+
+SBERT_CITATION = """\
+@inproceedings{reimers-gurevych-2019-sentence,
+  title = {Sentence-{BERT}: Sentence Embeddings using {S}iamese {BERT}-Networks},
+  author = {Reimers, Nils and Gurevych, Iryna},
+  booktitle = {Proceedings of EMNLP-IJCNLP 2019},
+  year = {2019},
+  url = {https://arxiv.org/abs/1908.10084}
+}"""
+
+CSTS_CITATION = """\
+@inproceedings{deshpande-etal-2023-csts,
+  title = {{C-STS}: Conditional Semantic Textual Similarity},
+  author = {Deshpande, Ameet and Jimenez, Carlos E. and Chen, Howard and Murahari, Vishvak and
+            Graf, Victoria and Rajpurohit, Tanmay and Kalyan, Ashwin and Chen, Danqi and
+            Narasimhan, Karthik},
+  booktitle = {Proceedings of EMNLP 2023},
+  year = {2023},
+  url = {https://arxiv.org/abs/2305.15093}
+}"""
+
+DESCRIPTIONS = {
+    "cross": "cross-encoder: one sequence `s1 [SEP] s2` (`[SEP] condition` when conditional) "
+             "-> pooled vector -> linear regression head",
+    "bi": "bi-encoder: one shared encoder, score = cosine of the two pooled sentence vectors "
+          "(each sentence paired with the condition as a text pair when conditional)",
+    "tri": "tri-encoder: sentences and condition encoded apart; the linearly transformed "
+           "condition vector is combined with each sentence vector; score = cosine",
+}
+
+
+def _table(rows: dict, header=("", ""), float_format: str = ".4f") -> str:
+    lines = [f"| {header[0]} | {header[1]} |", "|---|---|"]
+    lines += [f"| {k} | {v:{float_format}} |" if isinstance(v, float) else f"| {k} | {v} |"
+              for k, v in rows.items()]
+    return "\n".join(lines)
+
+
+def write_model_card(output_dir: Path, *, model, data, options, result, log_history) -> Path:
+    """Write ``output_dir/README.md`` for a run of :func:`trainers.training.fit`."""
+    plain_bi = model.kind == "bi" and not model.conditional
+    card_data = ModelCardData(
+        library_name="sentence-transformers" if plain_bi else "transformers",
+        tags=["semrel", "sentence-similarity", f"{model.kind}-encoder"],
+        metrics=["pearsonr", "spearmanr", "mse"],
+    )
+    losses = {f"{e['epoch']:.2f}": e["loss"] for e in log_history if "loss" in e}
+    per_source = (f"\n\nSpearman per source ({result.eval_split} split):\n\n"
+                  + _table(result.per_source, ("source", "Spearman"))) if result.per_source else ""
+    lo, hi = data.score_range
+    load_line = ("from sentence_transformers import SentenceTransformer\n"
+                 "model = SentenceTransformer(path)  # also loads as a plain ST model\n") \
+        if plain_bi else ""
+    citations = "\n\n".join(c for c in (data.citation, SBERT_CITATION,
+                                        CSTS_CITATION if model.conditional else "") if c)
+    body = f"""
+# {model.kind}-encoder fine-tuned on {data.name}
+
+{DESCRIPTIONS[model.kind]}; pooling `{model.pooling}`{', conditional' if model.conditional else ''}.
+Trained with `python -m trainers` (semrel) on the `train` split, objective `{options.objective}`.
+
+## Metrics
+
+On the `{result.eval_split}` split, scores and labels on the [0, 1] label scale:
+
+{_table({"Pearson r": result.pearson, "Spearman rho": result.spearman, "MSE": result.mse},
+        ("metric", "value"))}{per_source}
+
+## Data
+
+- dataset: `{data.name}`; native score range [{lo:g}, {hi:g}], labels scaled to [0, 1] as
+  (score - {lo:g}) / ({hi:g} - {lo:g})
+- train pairs: {result.train_pairs}; evaluation split `{result.eval_split}`
+- skipped tied condition groups: {result.n_skipped_ties}
+
+## Training hyperparameters
+
+{_table(asdict(options), ("option", "value"), "g")}
+
+Training throughput: {result.pairs_per_second:.1f} pairs/s over {result.train_seconds:.1f} s.
+
+Training loss:
+
+{_table(losses, ("epoch", "loss")) if losses else "(not logged)"}
+
+## Usage
+
+```python
+from trainers.models import PairEncoder
+model = PairEncoder.from_pretrained(path)
+model.predict(["A man plays."], ["Someone is playing."]{', ["the activity"]' if model.conditional else ''})
+{load_line}```
+
+## Citation
+
+```bibtex
+{citations}
+```
+"""
+    card = ModelCard(f"---\n{card_data.to_yaml()}\n---\n{body}")
+    path = Path(output_dir) / "README.md"
+    card.save(path)
+    return path
