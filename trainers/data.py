@@ -32,7 +32,7 @@ def scale_scores(scores: np.ndarray, score_range: tuple[float, float], *, where:
         rule = ("score is missing" if np.isnan(scores[row])
                 else f"score outside the declared score range [{lo:g}, {hi:g}]")
         raise DataValidationError(where, row + 1, rule,
-                                  f"score {scores[row]!r}; {bad.size} such row(s) in all")
+                                  f"score {scores[row]:g}; {bad.size} such row(s) in all")
     return ((scores - lo) / (hi - lo)).astype(np.float32)
 
 

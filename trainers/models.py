@@ -264,8 +264,11 @@ MODEL_CLASSES: dict[str, type[PairEncoder]] = {
 }
 
 
-def build_model(kind: str, encoder_path: str | Path, **options) -> PairEncoder:
-    """A new ``kind`` ('cross' | 'bi' | 'tri') encoder over the pretrained transformer at a path."""
+def build_model(kind: str, encoder_path: str | Path, *, seed: int = 0, **options) -> PairEncoder:
+    """A new ``kind`` ('cross' | 'bi' | 'tri') encoder over the pretrained transformer at a path;
+    new head weights are drawn from ``torch.manual_seed(seed)`` (global RNG state untouched)."""
     if kind not in MODEL_CLASSES:
         raise ValueError(f"encoder must be one of {ENCODER_KINDS}, got {kind!r}")
-    return MODEL_CLASSES[kind].from_encoder(encoder_path, **options)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return MODEL_CLASSES[kind].from_encoder(encoder_path, **options)

@@ -70,7 +70,7 @@ def training_arguments(output_dir: str, *, epochs: float = 4, batch_size: int = 
         warmup_steps=warmup, weight_decay=weight_decay, seed=seed, data_seed=seed,
         eval_strategy="epoch", save_strategy="no", logging_strategy="epoch",
         remove_unused_columns=False, label_names=["labels"], report_to="none",
-        disable_tqdm=True, **precision_kwargs(),
+        disable_tqdm=True, dataloader_pin_memory=torch.cuda.is_available(), **precision_kwargs(),
     )
     kwargs.update(overrides)
     return TrainingArguments(**kwargs)

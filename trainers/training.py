@@ -124,7 +124,7 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
                      "max_length": options.max_length}
     if options.encoder == "tri":
         model_options["combine"] = options.combine
-    model = build_model(options.encoder, model_path, **model_options)
+    model = build_model(options.encoder, model_path, seed=options.seed, **model_options)
     saving = {"save_strategy": "steps", "save_steps": save_steps} if save_steps else {}
     args = training_arguments(
         str(output_dir / "checkpoints"), epochs=options.epochs, batch_size=options.batch_size,
