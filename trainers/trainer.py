@@ -49,10 +49,11 @@ def compute_metrics(eval_pred: EvalPrediction) -> dict[str, float]:
     return vars(similarity_scores(predictions, eval_pred.label_ids))
 
 
-def precision_kwargs() -> dict:
-    """bf16 (else fp16) autocast and TF32 matmuls on a CUDA GPU that has them; nothing on CPU."""
+def device_kwargs() -> dict:
+    """On a CUDA GPU: bf16 (else fp16) autocast, and TF32 matmuls where the GPU has them.
+    Without one: ``use_cpu`` (which also lets torchrun run several CPU processes over gloo)."""
     if not torch.cuda.is_available():
-        return {}
+        return {"use_cpu": True}
     kwargs = {"bf16": True} if torch.cuda.is_bf16_supported() else {"fp16": True}
     if torch.cuda.get_device_capability()[0] >= 8:  # Ampere and later have TF32 tensor cores
         kwargs["tf32"] = True
@@ -63,14 +64,14 @@ def training_arguments(output_dir: str, *, epochs: float = 4, batch_size: int = 
                        learning_rate: float = 2e-5, warmup: float = 0.1, weight_decay: float = 0.01,
                        seed: int = 42, **overrides) -> TrainingArguments:
     """TrainingArguments for pair encoders: no column pruning, ``labels`` as the label name,
-    evaluation once per epoch, automatic GPU precision (:func:`precision_kwargs`)."""
+    evaluation once per epoch, device and precision from :func:`device_kwargs`."""
     kwargs = dict(
         output_dir=output_dir, num_train_epochs=epochs, per_device_train_batch_size=batch_size,
         per_device_eval_batch_size=max(batch_size, 64), learning_rate=learning_rate,
         warmup_steps=warmup, weight_decay=weight_decay, seed=seed, data_seed=seed,
         eval_strategy="epoch", save_strategy="no", logging_strategy="epoch",
         remove_unused_columns=False, label_names=["labels"], report_to="none",
-        disable_tqdm=True, dataloader_pin_memory=torch.cuda.is_available(), **precision_kwargs(),
+        disable_tqdm=True, dataloader_pin_memory=torch.cuda.is_available(), **device_kwargs(),
     )
     kwargs.update(overrides)
     return TrainingArguments(**kwargs)
