@@ -71,7 +71,10 @@ class PairEncoder(nn.Module):
         if pooling not in POOLINGS:
             raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
         self.encoder, self.tokenizer = encoder, tokenizer
-        self.pooling, self.conditional, self.max_length = pooling, conditional, max_length
+        self.pooling, self.conditional = pooling, conditional
+        # never longer than the encoder can take (position embeddings, tokenizer limit)
+        self.max_length = min(max_length, tokenizer.model_max_length,
+                              getattr(encoder.config, "max_position_embeddings", max_length))
 
     # ---- construction and persistence ------------------------------------------------------
     @classmethod
