@@ -13,7 +13,6 @@ from dataset_scripts.c_sts import openssl_decrypt
 from dataset_scripts.errors import DataValidationError
 
 PASSWORD = "correct horse battery staple"
-SALT = "5eed5a17c0ffee00"  # fixed, so the damaged-file cases are deterministic
 HEADER = "sentence1,sentence2,condition,label\n"
 ROWS = {
     "train": ('"A man rides a red bike.","A woman rides a blue bike.",The colour of the bike,1.0\n'
@@ -38,16 +37,17 @@ def encrypt_with_openssl(csv_dir, out_dir, password=PASSWORD):
     """The authors' packaging: tar the three CSVs, then openssl aes-256-cbc -a -salt -pbkdf2.
 
     openssl enc has no integrity check: only damage that breaks the padding, the tar structure
-    or a CSV rule can be detected; the cases below damage the last block or the framing."""
+    or a CSV rule can be detected. The salt is random, so the damage cases below garble every
+    block (wrong password, changed salt) or the framing: detected whatever the salt."""
     assert shutil.which("openssl"), "the openssl CLI is needed for the round-trip test"
     out_dir.mkdir(parents=True, exist_ok=True)
     tar_path = out_dir / "csts.tar"
     with tarfile.open(tar_path, "w") as archive:
         for split in ROWS:
             archive.add(csv_dir / f"csts_{split}.csv", arcname=f"csts_{split}.csv")
-    subprocess.run(["openssl", "aes-256-cbc", "-a", "-salt", "-pbkdf2", "-S", SALT, "-in",
-                    str(tar_path), "-out", str(out_dir / "csts.tar.enc"), "-pass",
-                    f"pass:{password}"], check=True)
+    subprocess.run(["openssl", "aes-256-cbc", "-a", "-salt", "-pbkdf2", "-in", str(tar_path),
+                    "-out", str(out_dir / "csts.tar.enc"), "-pass", f"pass:{password}"],
+                   check=True)
     tar_path.unlink()
     return out_dir
 
@@ -106,7 +106,7 @@ def test_pairs_config_holds_both_conditions(encrypted, tmp_path):
     assert pairs["test"][0]["score1"] is None
 
 
-@pytest.mark.parametrize("damage", ["wrong password", "flipped byte", "truncated", "not base64"])
+@pytest.mark.parametrize("damage", ["wrong password", "changed salt", "truncated", "not base64"])
 def test_wrong_password_or_damaged_file_is_a_clear_error_and_leaves_nothing(encrypted, tmp_path,
                                                                              damage):
     enc = encrypted / "csts.tar.enc"
@@ -114,15 +114,15 @@ def test_wrong_password_or_damaged_file_is_a_clear_error_and_leaves_nothing(encr
     password = PASSWORD
     if damage == "wrong password":
         password = "wrong"
-    elif damage == "flipped byte":  # a change inside the last cipher block breaks the padding
-        i = len(text.rstrip()) - 8
-        enc.write_bytes(text[:i] + (b"A" if text[i:i + 1] != b"A" else b"B") + text[i + 1:])
+    elif damage == "changed salt":  # base64 chars 12-21 encode the 8 salt bytes
+        enc.write_bytes(text[:14] + (b"A" if text[14:15] != b"A" else b"B") + text[15:])
     elif damage == "truncated":
-        enc.write_bytes(text[: len(text) // 2])
+        enc.write_bytes(text[: len(text) // 8])  # cuts into the first CSV member
     else:
         enc.write_bytes(b"%%% not base64 %%%\n")
     cache = tmp_path / "cache"
-    with pytest.raises(DataValidationError, match="csts.tar.enc: (wrong password|not )"):
+    with pytest.raises(DataValidationError,
+                       match="csts.tar.enc: (wrong password|not |the archive lacks)"):
         load("c-sts", data_dir=encrypted, password=password, cache_dir=cache)
     assert files_in(cache) == [] and sorted(p.name for p in encrypted.iterdir()) == ["csts.tar.enc"]
 
