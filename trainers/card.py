@@ -8,6 +8,9 @@ from pathlib import Path
 
 from huggingface_hub import ModelCard, ModelCardData
 
+from dataset_scripts.c_sts.builder import CITATION as CSTS_CITATION  # the conditional encoders' paper
+from dataset_scripts.cards import markdown_table
+
 SBERT_CITATION = """\
 @inproceedings{reimers-gurevych-2019-sentence,
   title = {Sentence-{BERT}: Sentence Embeddings using {S}iamese {BERT}-Networks},
@@ -15,17 +18,6 @@ SBERT_CITATION = """\
   booktitle = {Proceedings of EMNLP-IJCNLP 2019},
   year = {2019},
   url = {https://arxiv.org/abs/1908.10084}
-}"""
-
-CSTS_CITATION = """\
-@inproceedings{deshpande-etal-2023-csts,
-  title = {{C-STS}: Conditional Semantic Textual Similarity},
-  author = {Deshpande, Ameet and Jimenez, Carlos E. and Chen, Howard and Murahari, Vishvak and
-            Graf, Victoria and Rajpurohit, Tanmay and Kalyan, Ashwin and Chen, Danqi and
-            Narasimhan, Karthik},
-  booktitle = {Proceedings of EMNLP 2023},
-  year = {2023},
-  url = {https://arxiv.org/abs/2305.15093}
 }"""
 
 DESCRIPTIONS = {
@@ -38,11 +30,10 @@ DESCRIPTIONS = {
 }
 
 
-def _table(rows: dict, header=("", ""), float_format: str = ".4f") -> str:
-    lines = [f"| {header[0]} | {header[1]} |", "|---|---|"]
-    lines += [f"| {k} | {v:{float_format}} |" if isinstance(v, float) else f"| {k} | {v} |"
-              for k, v in rows.items()]
-    return "\n".join(lines)
+def _table(header: tuple[str, str], rows: dict, float_format: str = ".4f") -> str:
+    """Two-column markdown table; floats formatted with ``float_format``."""
+    return markdown_table(list(header), [[k, f"{v:{float_format}}" if isinstance(v, float) else v]
+                                         for k, v in rows.items()])
 
 
 def write_model_card(output_dir: Path, *, model, data, options, result, log_history) -> Path:
@@ -55,7 +46,7 @@ def write_model_card(output_dir: Path, *, model, data, options, result, log_hist
     )
     losses = {f"{e['epoch']:.2f}": e["loss"] for e in log_history if "loss" in e}
     per_source = (f"\n\nSpearman per source ({result.eval_split} split):\n\n"
-                  + _table(result.per_source, ("source", "Spearman"))) if result.per_source else ""
+                  + _table(("source", "Spearman"), result.per_source)) if result.per_source else ""
     lo, hi = data.score_range
     load_line = ("from sentence_transformers import SentenceTransformer\n"
                  "model = SentenceTransformer(path)  # also loads as a plain ST model\n") \
@@ -72,8 +63,8 @@ Trained with `python -m trainers` (semrel) on the `train` split, objective `{opt
 
 On the `{result.eval_split}` split, scores and labels on the [0, 1] label scale:
 
-{_table({"Pearson r": result.pearson, "Spearman rho": result.spearman, "MSE": result.mse},
-        ("metric", "value"))}{per_source}
+{_table(("metric", "value"),
+        {"Pearson r": result.pearson, "Spearman rho": result.spearman, "MSE": result.mse})}{per_source}
 
 ## Data
 
@@ -84,13 +75,13 @@ On the `{result.eval_split}` split, scores and labels on the [0, 1] label scale:
 
 ## Training hyperparameters
 
-{_table(asdict(options), ("option", "value"), "g")}
+{_table(("option", "value"), asdict(options), "g")}
 
 Training throughput: {result.pairs_per_second:.1f} pairs/s over {result.train_seconds:.1f} s.
 
 Training loss:
 
-{_table(losses, ("epoch", "loss")) if losses else "(not logged)"}
+{_table(("epoch", "loss"), losses) if losses else "(not logged)"}
 
 ## Usage
 
