@@ -8,6 +8,8 @@ CV can be run a fold at a time (``--force`` re-runs). Not part of the test suite
 
     nice -n 10 .venv/bin/python benchmarks/bench_str_finetune.py --folds 0 --runs cross,bi,st \
         --epochs 4 --batch-size 16 --lr 2e-5 --out build/bench 2>&1 | tee build/bench/fold0.log
+    # throughput only: 40 steps per run, interleaved 3 times
+    nice -n 10 .venv/bin/python benchmarks/bench_str_finetune.py --throughput-steps 40 --repeats 3
 """
 
 from __future__ import annotations
@@ -23,13 +25,15 @@ import numpy as np
 import torch
 
 from trainers.data import prepare_pairs
+from trainers.models import build_model
 from trainers.pretrained import minilm_path
+from trainers.trainer import PairTrainer, device_kwargs, similarity_scores, training_arguments
 from trainers.training import FitOptions, fit, load_pairs, per_source_spearman
-from trainers.trainer import similarity_scores
 
 PAPER_CV = {"STS": 0.79, "SNLI": 0.80, "Stance": 0.49, "Goodreads": 0.73, "Wikipedia": 0.79,
             "Formality": 0.86, "ParaNMT": 0.80}  # Abdalla et al., Table 6, SBERT(RoBERTa) CV
 RUNS = ("cross", "bi", "st")
+HYPERPARAMETERS = ("epochs", "batch_size", "lr", "warmup", "weight_decay", "seed")
 
 
 def run_ours(encoder: str, data, model: Path, out: Path, args) -> dict:
@@ -42,25 +46,30 @@ def run_ours(encoder: str, data, model: Path, out: Path, args) -> dict:
             "pairs_per_second": result.pairs_per_second}
 
 
-def run_sentence_transformers(data, model: Path, out: Path, args) -> dict:
-    """The reference: SentenceTransformerTrainer + CosineSimilarityLoss, same data and settings."""
+def train_sentence_transformers(train, model: Path, out: Path, args, max_steps: int = -1):
+    """The reference: SentenceTransformerTrainer + CosineSimilarityLoss, same data and settings.
+    Returns the trained model and the training seconds."""
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer import SentenceTransformerTrainer
     from sentence_transformers.sentence_transformer import SentenceTransformerTrainingArguments
     from sentence_transformers.sentence_transformer.losses import CosineSimilarityLoss
 
-    train = prepare_pairs(data.splits["train"], data.score_range, where=f"{data.name}/train")
-    test = prepare_pairs(data.splits["test"], data.score_range, where=f"{data.name}/test")
     st = SentenceTransformer(str(model))
     st_args = SentenceTransformerTrainingArguments(
-        output_dir=str(out / "checkpoints"), num_train_epochs=args.epochs,
+        output_dir=str(out / "checkpoints"), num_train_epochs=args.epochs, max_steps=max_steps,
         per_device_train_batch_size=args.batch_size, learning_rate=args.lr,
         warmup_steps=args.warmup, weight_decay=args.weight_decay, seed=args.seed,
         data_seed=args.seed, save_strategy="no", logging_strategy="epoch", report_to="none",
-        disable_tqdm=True)
+        disable_tqdm=True, **device_kwargs())
     trainer = SentenceTransformerTrainer(model=st, args=st_args, train_dataset=train,
                                          loss=CosineSimilarityLoss(st))
-    seconds = float(trainer.train().metrics["train_runtime"])
+    return st, float(trainer.train().metrics["train_runtime"])
+
+
+def run_sentence_transformers(data, model: Path, out: Path, args) -> dict:
+    train = prepare_pairs(data.splits["train"], data.score_range, where=f"{data.name}/train")
+    test = prepare_pairs(data.splits["test"], data.score_range, where=f"{data.name}/test")
+    st, seconds = train_sentence_transformers(train, model, out, args)
     e1 = st.encode(test["sentence1"], convert_to_tensor=True, batch_size=64)
     e2 = st.encode(test["sentence2"], convert_to_tensor=True, batch_size=64)
     predictions = torch.nn.functional.cosine_similarity(e1, e2).cpu().numpy()
@@ -69,6 +78,35 @@ def run_sentence_transformers(data, model: Path, out: Path, args) -> dict:
     return {"spearman": scores.spearman, "pearson": scores.pearson,
             "per_source": per_source_spearman(data.splits["test"], predictions, labels),
             "train_seconds": seconds, "pairs_per_second": len(train) * args.epochs / seconds}
+
+
+def throughput(data, model: Path, out: Path, args) -> None:
+    """Training pairs/s of each run over the same ``--throughput-steps`` steps (same batches),
+    interleaved ``--repeats`` times so that load from other processes hits all runs alike."""
+    train = prepare_pairs(data.splits["train"], data.score_range, where=f"{data.name}/train")
+    steps, pairs = args.throughput_steps, args.throughput_steps * args.batch_size
+    measured = {run: [] for run in args.runs.split(",")}
+    for repeat in range(args.repeats):
+        for run in measured:
+            if run == "st":
+                _, seconds = train_sentence_transformers(train, model, out / "tp", args, steps)
+            else:
+                encoder = build_model(run, model, seed=args.seed)
+                training = training_arguments(str(out / "tp"), epochs=args.epochs,
+                                              batch_size=args.batch_size, learning_rate=args.lr,
+                                              warmup=args.warmup, weight_decay=args.weight_decay,
+                                              seed=args.seed, max_steps=steps, eval_strategy="no",
+                                              logging_strategy="no")
+                result = PairTrainer(encoder, training, train_dataset=train).train()
+                seconds = float(result.metrics["train_runtime"])
+            measured[run].append(pairs / seconds)
+            print(f"repeat {repeat} {run}: {pairs / seconds:.1f} pairs/s", flush=True)
+    print(f"\ntraining throughput over {steps} steps x batch {args.batch_size}, "
+          f"median of {args.repeats} interleaved repeats")
+    for run, values in measured.items():
+        ratio = np.median(values) / np.median(measured["st"]) if "st" in measured else float("nan")
+        print(f"{run:>6}: {np.median(values):7.1f} pairs/s  (x{ratio:.2f} of ST's trainer)  "
+              f"all: {[round(v, 1) for v in values]}")
 
 
 def print_tables(results: dict, runs: list[str], folds: list[int]) -> None:
@@ -107,6 +145,9 @@ def main() -> None:
     parser.add_argument("--mirror", help="upstream mirror ($SEMREL_MIRROR)")
     parser.add_argument("--out", default="build/bench")
     parser.add_argument("--force", action="store_true", help="re-run finished (fold, run)s")
+    parser.add_argument("--throughput-steps", type=int, default=0,
+                        help="instead of CV: time this many training steps per run (fold 0)")
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved throughput repeats")
     args = parser.parse_args()
     folds = [int(f) for f in args.folds.split(",")]
     runs = [r for r in args.runs.split(",")]
@@ -120,13 +161,18 @@ def main() -> None:
     model = minilm_path()  # sha256-verified
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else \
         f"CPU ({platform.processor() or platform.machine()}, {torch.get_num_threads()} threads)"
-    settings = {k: v for k, v in vars(args).items() if k not in {"out", "force", "mirror"}}
+    settings = {k: getattr(args, k) for k in HYPERPARAMETERS}
     print(f"MiniLM {model} (sha256 verified); {device}; {settings}")
+    if args.throughput_steps:
+        throughput(load_pairs("str-2021", f"cv-fold-{folds[0]}", mirror=args.mirror), model,
+                   out, args)
+        return
     for fold in folds:
         data = load_pairs("str-2021", f"cv-fold-{fold}", mirror=args.mirror)
         for run in runs:
             key = f"{fold}/{run}"
-            if key in results and not args.force and results[key]["settings"] == settings:
+            stored = results.get(key, {}).get("settings", {})
+            if not args.force and {k: stored.get(k) for k in HYPERPARAMETERS} == settings:
                 print(f"fold {fold} {run}: stored result reused")
                 continue
             start = time.perf_counter()
