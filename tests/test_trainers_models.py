@@ -59,7 +59,7 @@ def test_loss_falls_and_reload_is_identical(encoder_path, toy, tmp_path, encoder
     model = build_model(encoder, encoder_path, conditional=conditional, **options)
     before = full_batch_loss(model, data, objective)
     args = training_arguments(str(tmp_path / "run"), batch_size=8, learning_rate=3e-3,
-                              max_steps=25, warmup=0.0, eval_strategy="no", use_cpu=True)
+                              max_steps=25, warmup=0.0, eval_strategy="no")
     PairTrainer(model, args, objective=objective, train_dataset=data).train()
     after = full_batch_loss(model, data, objective)
     assert after < 0.85 * before, (before, after)
@@ -97,10 +97,10 @@ def test_conditional_models_need_a_condition(encoder_path, toy):
 
 
 def test_quadruplet_objective_refuses_cross_encoders_and_odd_batches(encoder_path, toy, tmp_path):
-    args = training_arguments(str(tmp_path), batch_size=8, use_cpu=True)
+    args = training_arguments(str(tmp_path), batch_size=8)
     with pytest.raises(ValueError, match="needs a bi- or tri-encoder"):
         PairTrainer(build_model("cross", encoder_path, conditional=True), args, objective="quad")
-    odd = training_arguments(str(tmp_path), batch_size=7, use_cpu=True)
+    odd = training_arguments(str(tmp_path), batch_size=7)
     with pytest.raises(ValueError, match="batch size 7 is odd"):
         PairTrainer(build_model("bi", encoder_path, conditional=True), odd, objective="quad+mse")
 
