@@ -95,7 +95,7 @@ def throughput(data, model: Path, out: Path, args) -> None:
                 training = training_arguments(str(out / "tp"), epochs=args.epochs,
                                               batch_size=args.batch_size, learning_rate=args.lr,
                                               warmup=args.warmup, weight_decay=args.weight_decay,
-                                              seed=args.seed, max_steps=steps, eval_strategy="no",
+                                              seed=args.seed, max_steps=steps,
                                               logging_strategy="no")
                 result = PairTrainer(encoder, training, train_dataset=train).train()
                 seconds = float(result.metrics["train_runtime"])

@@ -59,7 +59,7 @@ def test_loss_falls_and_reload_is_identical(encoder_path, toy, tmp_path, encoder
     model = build_model(encoder, encoder_path, conditional=conditional, **options)
     before = full_batch_loss(model, data, objective)
     args = training_arguments(str(tmp_path / "run"), batch_size=8, learning_rate=3e-3,
-                              max_steps=25, warmup=0.0, eval_strategy="no")
+                              max_steps=25, warmup=0.0)
     PairTrainer(model, args, objective=objective, train_dataset=data).train()
     after = full_batch_loss(model, data, objective)
     assert after < 0.85 * before, (before, after)
@@ -108,3 +108,19 @@ def test_quadruplet_objective_refuses_cross_encoders_and_odd_batches(encoder_pat
 def test_reload_refuses_a_plain_transformer_folder(encoder_path):
     with pytest.raises(FileNotFoundError, match="semrel_encoder.json"):
         PairEncoder.from_pretrained(encoder_path)
+
+
+def test_quadruplet_batches_hold_whole_high_low_groups(encoder_path, toy, tmp_path):
+    data = toy[True]
+    model = build_model("bi", encoder_path, conditional=True)
+    args = training_arguments(str(tmp_path), batch_size=6)
+    trainer = PairTrainer(model, args, objective="quad", train_dataset=data)
+    batches = list(trainer.get_train_dataloader())
+    assert sum(len(b["labels"]) for b in batches) == len(data)
+    for batch in batches:
+        labels, ids = batch["labels"], batch["input_ids"]
+        assert len(labels) % 2 == 0 and (labels[0::2] > labels[1::2]).all()
+        n = len(labels)  # rows 0..n-1 are sentence1 (with condition), n..2n-1 sentence2
+        first = [model.tokenizer.decode(i, skip_special_tokens=True).split(" the ")[0]
+                 for i in ids[:n]]
+        assert first[0::2] == first[1::2]  # both rows of a group: the same sentence pair

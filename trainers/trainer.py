@@ -7,6 +7,7 @@ several devices through accelerate / ``torchrun`` (no code change), mixed precis
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import torch
@@ -64,12 +65,13 @@ def training_arguments(output_dir: str, *, epochs: float = 4, batch_size: int = 
                        learning_rate: float = 2e-5, warmup: float = 0.1, weight_decay: float = 0.01,
                        seed: int = 42, **overrides) -> TrainingArguments:
     """TrainingArguments for pair encoders: no column pruning, ``labels`` as the label name,
-    evaluation once per epoch, device and precision from :func:`device_kwargs`."""
+    loss logged per epoch, device and precision from :func:`device_kwargs`; ``overrides`` win
+    (e.g. ``eval_strategy="epoch"`` with an ``eval_dataset``)."""
     kwargs = dict(
         output_dir=output_dir, num_train_epochs=epochs, per_device_train_batch_size=batch_size,
         per_device_eval_batch_size=max(batch_size, 64), learning_rate=learning_rate,
         warmup_steps=warmup, weight_decay=weight_decay, seed=seed, data_seed=seed,
-        eval_strategy="epoch", save_strategy="no", logging_strategy="epoch",
+        eval_strategy="no", save_strategy="no", logging_strategy="epoch",
         remove_unused_columns=False, label_names=["labels"], report_to="none",
         disable_tqdm=True, dataloader_pin_memory=torch.cuda.is_available(), **device_kwargs(),
     )
@@ -119,7 +121,7 @@ class PairTrainer(Trainer):
         objective = self.objective if quad else "mse"
         loss = objective_loss(objective, outputs.scores, labels, outputs.embeddings1,
                               outputs.embeddings2, self.quadruplet_loss)
-        return (loss, {"scores": outputs.scores}) if return_outputs else loss
+        return (loss, {"scores": outputs.scores.float()}) if return_outputs else loss
 
     def get_train_dataloader(self) -> DataLoader:
         if "quad" not in self.objective:
@@ -133,5 +135,8 @@ class PairTrainer(Trainer):
         loader = DataLoader(self.train_dataset, batch_sampler=sampler,
                             collate_fn=self.data_collator,
                             num_workers=self.args.dataloader_num_workers,
-                            pin_memory=self.args.dataloader_pin_memory, worker_init_fn=seed_worker)
+                            pin_memory=self.args.dataloader_pin_memory,
+                            worker_init_fn=partial(seed_worker,
+                                                   num_workers=self.args.dataloader_num_workers,
+                                                   rank=self.args.process_index))
         return self.accelerator.prepare(loader)

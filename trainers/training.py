@@ -130,7 +130,7 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
         str(output_dir / "checkpoints"), epochs=options.epochs, batch_size=options.batch_size,
         learning_rate=options.learning_rate, warmup=options.warmup,
         weight_decay=options.weight_decay, seed=options.seed, max_steps=options.max_steps,
-        eval_strategy="no", **saving, **argument_overrides)
+        **saving, **argument_overrides)
     trainer = PairTrainer(model, args, objective=options.objective, margin=options.margin,
                           skip_tied_groups=options.skip_tied_groups, train_dataset=train,
                           callbacks=callbacks)
