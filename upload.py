@@ -12,6 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
+import datasets
+
 from dataset_scripts import REGISTRY
 from dataset_scripts.export import build_dataset, verify_folder
 
@@ -36,6 +38,7 @@ def _selected(only: list[str] | None) -> list[str]:
 
 
 def cmd_build(args) -> int:
+    datasets.disable_progress_bars()  # one summary line per split instead of a bar per file
     data_dirs = _data_dirs(args.data_dir)
     hub = args.out / "hub"
     print(f"{'dataset':<16} {'config':<28} {'split':<10} {'rows':>7}")

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from .base import SemrelBuilder
 from .c_sts import CSts
+from .crowd_sts import CrowdSts
+from .czech_news_sts import CzechNewsSts
 from .str_2021 import Str2021
 
 
@@ -39,6 +41,8 @@ REGISTRY: dict[str, DatasetSpec] = {
     for spec in (
         DatasetSpec(Str2021),
         DatasetSpec(CSts),
+        DatasetSpec(CrowdSts),
+        DatasetSpec(CzechNewsSts),
     )
 }
 

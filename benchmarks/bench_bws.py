@@ -1,0 +1,120 @@
+"""Speed and memory of BWS counting scores and split-half reliability on simulated annotations.
+
+STR-2021 scale: 5,500 items, 11,000 4-tuples (factor 2), 2 and 8 annotations per tuple; and 10x
+that. Annotators pick best/worst of latent score + N(0, 1) noise. Prints wall time (median of
+--repeats runs) and peak traced memory (tracemalloc, a separate run) of scoring and of SHR with
+--trials trials, and the same procedures written per annotation in plain Python, as the NRC Perl
+scripts do it (SHR on a few trials, extrapolated), for the speed-up.
+
+    .venv/bin/python benchmarks/bench_bws.py                 # both scales, 1,000 trials
+    .venv/bin/python benchmarks/bench_bws.py --scales 1 --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import tracemalloc
+
+import numpy as np
+
+from metrics.bws_scores.counting import bws_counting_scores
+from metrics.bws_scores.counting import encode_annotations
+from metrics.bws_scores.design import generate_tuples
+from metrics.split_half_reliability.split_half import split_half_bws
+
+
+def simulate(n_items: int, per_tuple: int, seed: int = 0):
+    """(tuples, best, worst) as 1-based positions, one row per annotation."""
+    rng = np.random.default_rng(seed)
+    tuples = generate_tuples(n_items, k=4, factor=2, n_designs=1, seed=seed).tuples.repeat(per_tuple, axis=0)
+    noisy = rng.normal(size=n_items)[tuples] + rng.normal(size=tuples.shape)
+    return tuples, noisy.argmax(axis=1) + 1, noisy.argmin(axis=1) + 1
+
+
+def timed(fn, repeats: int) -> tuple[float, float, float]:
+    """(median wall seconds, median CPU seconds of this process, peak traced MiB)."""
+    walls, cpus = [], []
+    for _ in range(repeats):
+        wall, cpu = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    tracemalloc.start()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    return float(np.median(walls)), float(np.median(cpus)), peak
+
+
+def reference_scores(tuples, best, worst):
+    """get-scores-from-BWS-annotations-counting.pl, one dict update per cell."""
+    seen, net = {}, {}
+    for row, b, w in zip(tuples, best, worst):
+        for item in row:
+            seen[item] = seen.get(item, 0) + 1
+        net[row[b - 1]] = net.get(row[b - 1], 0) + 1
+        net[row[w - 1]] = net.get(row[w - 1], 0) - 1
+    return {item: net.get(item, 0) / n for item, n in seen.items()}
+
+
+def reference_shr_trial(groups, rng):
+    """One SHR-BWS.pl trial: shuffle each tuple's annotations, split, score both halves, correlate."""
+    from scipy.stats import spearmanr
+
+    halves = ([], [], []), ([], [], [])
+    for rows in groups.values():
+        order = rng.permutation(len(rows))
+        cut = len(rows) // 2 + (len(rows) % 2 and rng.random() < 0.5)
+        for j, i in enumerate(order):
+            half = halves[j >= cut]
+            for column, value in zip(half, rows[i]):
+                column.append(value)
+    a, b = reference_scores(*halves[0]), reference_scores(*halves[1])
+    items = [i for i in a if i in b]
+    return spearmanr([a[i] for i in items], [b[i] for i in items])[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scales", default="1,10", help="multiples of STR-2021 (5,500 items)")
+    parser.add_argument("--per-tuple", default="2,8", help="annotations per tuple")
+    parser.add_argument("--trials", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--reference-trials", type=int, default=3, help="0 skips the plain-Python reference")
+    args = parser.parse_args()
+    print(f"cpus={os.cpu_count()} load average={os.getloadavg()[0]:.2f} numpy={np.__version__}")
+    print("wall = median seconds of --repeats runs, cpu = CPU seconds of this process (others' load"
+          " inflates wall only), MiB = peak traced memory")
+    print(f"{'items':>7} {'tuples':>7} {'per':>3} {'annotations':>11} | {'score s':>8} {'cpu':>6} {'MiB':>6} | "
+          f"{'SHR s':>7} {'cpu':>6} {'MiB':>6} {'SHR rho':>7} | {'ref score s':>11} {'ref SHR s':>9}")
+    for scale in map(int, args.scales.split(",")):
+        for per_tuple in map(int, args.per_tuple.split(",")):
+            n_items = 5500 * scale
+            tuples, best, worst = simulate(n_items, per_tuple)
+            score_s, score_cpu, score_mb = timed(lambda: bws_counting_scores(tuples, best, worst, choice="position"), args.repeats)
+            ann = encode_annotations(tuples, best, worst, choice="position")
+            result = split_half_bws(ann, trials=args.trials, seed=0)
+            shr_s, shr_cpu, shr_mb = timed(lambda: split_half_bws(ann, trials=args.trials, seed=0), args.repeats)
+            ref_score_s = ref_shr_s = float("nan")
+            if args.reference_trials and scale == 1:
+                rows = list(zip(tuples.tolist(), best.tolist(), worst.tolist()))
+                start = time.perf_counter()
+                reference_scores(*zip(*rows))
+                ref_score_s = time.perf_counter() - start
+                groups = {}
+                for row in rows:
+                    groups.setdefault(tuple(sorted(row[0])), []).append(row)
+                rng, start = np.random.default_rng(0), time.perf_counter()
+                for _ in range(args.reference_trials):
+                    reference_shr_trial(groups, rng)
+                ref_shr_s = (time.perf_counter() - start) / args.reference_trials * args.trials
+            print(f"{n_items:>7} {len(tuples) // per_tuple:>7} {per_tuple:>3} {len(tuples):>11} | "
+                  f"{score_s:>8.4f} {score_cpu:>6.3f} {score_mb:>6.1f} | {shr_s:>7.3f} {shr_cpu:>6.2f} {shr_mb:>6.1f} "
+                  f"{result.spearman:>7.4f} | "
+                  f"{ref_score_s:>11.3f} {ref_shr_s:>9.1f}")
+
+
+if __name__ == "__main__":
+    main()

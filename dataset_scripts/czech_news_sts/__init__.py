@@ -1,0 +1,3 @@
+from .builder import SOURCE, USER_FILES, CzechNewsSts
+
+__all__ = ["SOURCE", "USER_FILES", "CzechNewsSts"]

@@ -1,0 +1,64 @@
+"""evaluate adapter for Best-Worst Scaling counting scores; the math lives in counting.py."""
+
+import datasets
+import evaluate
+
+from .citations import ABDALLA_2023
+from .citations import KIRITCHENKO_MOHAMMAD_2016
+from .citations import KIRITCHENKO_MOHAMMAD_2017
+from .counting import bws_counting_scores
+
+_CITATION = KIRITCHENKO_MOHAMMAD_2016 + KIRITCHENKO_MOHAMMAD_2017 + ABDALLA_2023
+
+_DESCRIPTION = """\
+Best-Worst Scaling (BWS) scores by counting (Orme 2009): annotators see k items (usually 4) and
+pick the best and the worst; each item scores (#best - #worst) / #appearances in [-1, 1], and
+(score + 1) / 2 in [0, 1] as STR-2021 publishes it. Same numbers as the NRC script
+get-scores-from-BWS-annotations-counting.pl, with errors that name the row for bad input.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    tuples (list of list of str or int): the k items of each annotated tuple, one row per annotation.
+    best (list of str or int): the item chosen as best: an item id, or a 1-based position in the
+        tuple with choice="position".
+    worst (list of str or int): the item chosen as worst, likewise.
+    choice (str): "item" (default) or "position".
+    on_invalid (str): "raise" (default) a DataValidationError naming the first bad row and its
+        rule, or "skip" bad rows and count them in n_skipped.
+Returns:
+    items: item ids, sorted; appearances, n_best, n_worst: counts per item;
+    score: (n_best - n_worst) / appearances; score_01: (score + 1) / 2;
+    n_annotations: annotations used; n_skipped: rows skipped.
+Examples:
+    >>> import evaluate
+    >>> bws = evaluate.load("metrics/bws_scores")
+    >>> r = bws.compute(tuples=[["a", "b", "c", "d"], ["a", "b", "c", "e"]], best=["a", "b"], worst=["d", "a"])
+    >>> r["items"], r["score"]
+    (['a', 'b', 'c', 'd', 'e'], [0.0, 0.5, 0.0, -1.0, 0.0])
+    >>> bws.compute(tuples=[["a", "b", "c", "d"]], best=[1], worst=[4], choice="position")["score_01"]
+    [1.0, 0.5, 0.5, 0.0]
+"""
+
+
+def _features(item, choice):
+    return datasets.Features({"tuples": datasets.Sequence(datasets.Value(item)),
+                              "best": datasets.Value(choice), "worst": datasets.Value(choice)})
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class BwsScores(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=[_features("string", "string"), _features("string", "int64"), _features("int64", "int64")],
+            reference_urls=["http://saifmohammad.com/WebPages/BestWorst.html"],
+        )
+
+    def _compute(self, tuples, best, worst, choice="item", on_invalid="raise"):
+        r = bws_counting_scores(tuples, best, worst, choice=choice, on_invalid=on_invalid)
+        return {"items": r.items.tolist(), "appearances": r.appearances.tolist(), "n_best": r.n_best.tolist(),
+                "n_worst": r.n_worst.tolist(), "score": r.score.tolist(), "score_01": r.score_01.tolist(),
+                "n_annotations": r.n_annotations, "n_skipped": r.n_skipped}

@@ -1,0 +1,253 @@
+"""Best-Worst Scaling scores by counting (Orme 2009; Kiritchenko & Mohammad 2016, 2017).
+
+For every item i over all annotations whose tuple contains i::
+
+    score(i)    = (#best(i) - #worst(i)) / #appearances(i)      in [-1, 1]
+    score_01(i) = (score(i) + 1) / 2                             in [0, 1]   (as STR-2021 publishes it,
+                                                                  Abdalla et al. 2023, section 3.2.2)
+
+This is the procedure of the NRC script ``get-scores-from-BWS-annotations-counting.pl``, with
+stricter input checks: a best/worst choice outside the tuple, best == worst, an item repeated in
+its tuple, tuples of mixed sizes and empty cells are errors naming the row (the Perl script stops on
+the first, warns on the second and counts the third twice). ``on_invalid="skip"`` drops such rows
+and reports how many, by rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+Choice = Literal["item", "position"]
+OnInvalid = Literal["raise", "skip"]
+
+# Rules in the order they are checked; a row is reported under the first rule it breaks.
+RULES = (
+    "tuple size differs from the other rows",
+    "empty cell",
+    "item repeated within the tuple",
+    "best is not an item of the tuple",
+    "worst is not an item of the tuple",
+    "best and worst are the same item",
+)
+
+
+@dataclass(frozen=True)
+class Annotations:
+    """Validated BWS annotations, items coded 0..n_items-1 in sorted id order."""
+
+    items: np.ndarray  # (n_items,) item ids, sorted
+    tuples: np.ndarray  # (n, k) int item codes
+    best: np.ndarray  # (n,) int item codes
+    worst: np.ndarray  # (n,) int item codes
+    rows: np.ndarray  # (n,) row label of each kept annotation (1-based input row or file row)
+    skipped: dict  # rule -> number of rows dropped with on_invalid="skip"
+    skipped_rows: np.ndarray  # row labels of the dropped rows
+    repaired: dict = field(default_factory=dict)  # what a reader tolerated -> number of cells
+
+    @property
+    def n_skipped(self) -> int:
+        return int(len(self.skipped_rows))
+
+
+@dataclass(frozen=True)
+class BWSScores:
+    """Counting scores per item (item order = sorted item ids)."""
+
+    items: np.ndarray
+    appearances: np.ndarray
+    n_best: np.ndarray
+    n_worst: np.ndarray
+    score: np.ndarray  # (n_best - n_worst) / appearances, in [-1, 1]
+    score_01: np.ndarray  # (score + 1) / 2, in [0, 1]
+    n_annotations: int
+    n_skipped: int
+
+
+def counting_score(n_best, n_worst, appearances):
+    """(#best - #worst) / #appearances, elementwise over arrays of any shape."""
+    return (np.asarray(n_best, dtype=np.float64) - n_worst) / appearances
+
+
+def tally(annotations: Annotations) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(#appearances, #best, #worst) per item code."""
+    n = len(annotations.items)
+    return (
+        np.bincount(annotations.tuples.ravel(), minlength=n),
+        np.bincount(annotations.best, minlength=n),
+        np.bincount(annotations.worst, minlength=n),
+    )
+
+
+def bws_counting_scores(tuples, best=None, worst=None, *, choice: Choice = "item",
+                        on_invalid: OnInvalid = "raise") -> BWSScores:
+    """Counting scores of BWS annotations (one annotation per row).
+
+    Args:
+        tuples: (n, k) item ids of each annotated tuple, k >= 2 (usually 4); or an
+            ``Annotations`` object (from a reader) alone.
+        best, worst: (n,) the chosen items: item ids (``choice="item"``) or 1-based positions in
+            the row's tuple (``choice="position"``).
+        on_invalid: ``"raise"`` a DataValidationError naming the first bad row and its rule, or
+            ``"skip"`` bad rows (counts in ``n_skipped``).
+
+    >>> r = bws_counting_scores([["a", "b", "c", "d"], ["a", "b", "c", "e"]], ["a", "b"], ["d", "a"])
+    >>> r.items.tolist(), r.score.tolist()
+    (['a', 'b', 'c', 'd', 'e'], [0.0, 0.5, 0.0, -1.0, 0.0])
+    """
+    ann = as_annotations(tuples, best, worst, choice=choice, on_invalid=on_invalid)
+    appearances, n_best, n_worst = tally(ann)
+    score = counting_score(n_best, n_worst, appearances)
+    return BWSScores(items=ann.items, appearances=appearances, n_best=n_best, n_worst=n_worst,
+                     score=score, score_01=(score + 1.0) / 2.0, n_annotations=len(ann.best),
+                     n_skipped=ann.n_skipped)
+
+
+def as_annotations(tuples, best=None, worst=None, *, choice: Choice = "item",
+                   on_invalid: OnInvalid = "raise") -> Annotations:
+    """``tuples`` itself if it is already ``Annotations``, else the encoded arrays."""
+    if isinstance(tuples, Annotations):
+        if best is not None or worst is not None:
+            raise ValueError("pass best/worst only with raw tuples, not with an Annotations object")
+        return tuples
+    return encode_annotations(tuples, best, worst, choice=choice, on_invalid=on_invalid)
+
+
+def encode_annotations(tuples, best, worst, *, choice: Choice = "item",
+                       on_invalid: OnInvalid = "raise", rows=None,
+                       source: str = "<annotations>") -> Annotations:
+    """Validate annotations and code items as integers (vectorised; no loop per annotation).
+
+    ``rows`` labels the input rows in error messages (default: 1-based position); readers pass the
+    file's data-row numbers and ``source`` its path.
+    """
+    if choice not in ("item", "position"):
+        raise ValueError(f"choice must be 'item' or 'position', not {choice!r}")
+    if on_invalid not in ("raise", "skip"):
+        raise ValueError(f"on_invalid must be 'raise' or 'skip', not {on_invalid!r}")
+    matrix, size_ok = _tuple_matrix(tuples)
+    n, k = matrix.shape
+    best, worst = np.asarray(best), np.asarray(worst)
+    if best.shape != (n,) or worst.shape != (n,):
+        raise ValueError(f"best and worst need one value per tuple ({n}), got {best.shape} and {worst.shape}")
+    rows = np.arange(1, n + 1) if rows is None else np.asarray(rows)
+
+    codes, ids = _factorize(matrix)
+    if choice == "item":
+        lookup = pd.Index(ids)
+        best_code, worst_code = lookup.get_indexer(best), lookup.get_indexer(worst)
+    else:
+        best_code, worst_code = _from_positions(best, codes), _from_positions(worst, codes)
+    broken = [  # one mask per rule, in the order of RULES
+        ~size_ok,
+        _row_any(codes < 0) | is_empty(best) | is_empty(worst),
+        _has_repeats(codes),
+        ~_row_any(codes == best_code[:, None]),
+        ~_row_any(codes == worst_code[:, None]),
+        best_code == worst_code,
+    ]
+    rule = np.full(n, -1)
+    for r, bad in enumerate(broken):
+        rule[(rule < 0) & bad] = r
+    bad = rule >= 0
+    if bad.any() and on_invalid == "raise":
+        _raise_first(source, rows, rule, tuples, best, worst, choice, k)
+    keep = ~bad
+    used = np.zeros(len(ids), dtype=bool)  # items of skipped rows only are dropped from the output
+    used[codes[keep].ravel()] = True
+    remap = np.cumsum(used) - 1
+    return Annotations(
+        items=ids[used], tuples=remap[codes[keep]], best=remap[best_code[keep]],
+        worst=remap[worst_code[keep]], rows=rows[keep],
+        skipped={RULES[r]: int(c) for r, c in zip(*np.unique(rule[bad], return_counts=True))},
+        skipped_rows=rows[bad])
+
+
+def _tuple_matrix(tuples) -> tuple[np.ndarray, np.ndarray]:
+    """(n, k) array of tuples and a mask of the rows that have the most common size k."""
+    if isinstance(tuples, np.ndarray) and tuples.ndim == 2:
+        matrix = tuples
+    else:
+        matrix = np.asarray(tuples, dtype=object)  # ragged rows give a 1-d array of sequences
+    if matrix.ndim == 2:
+        size_ok = np.ones(len(matrix), dtype=bool)
+    else:
+        sizes = np.fromiter(map(len, matrix), dtype=np.int64, count=len(matrix))
+        values, counts = np.unique(sizes, return_counts=True)
+        common = np.isin(sizes, values[counts == counts.max()])
+        k = sizes[np.argmax(common)]  # the most common size; ties go to the earliest row's size
+        size_ok = sizes == k
+        rows = np.full((len(sizes), k), None, dtype=object)
+        rows[size_ok] = np.array([list(t) for t in matrix[size_ok]], dtype=object)
+        matrix = rows
+    if matrix.shape[1] < 2:
+        raise ValueError(f"tuples need at least 2 items, got k={matrix.shape[1]}")
+    return matrix, size_ok
+
+
+def _factorize(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of the tuple cells in sorted id order, and the ids; -1 marks empty cells."""
+    codes, ids = pd.factorize(matrix.ravel())  # None/NaN -> -1
+    kept = np.flatnonzero(~is_empty(ids))
+    try:
+        kept = kept[np.argsort(ids[kept], kind="stable")]
+    except TypeError as err:
+        raise TypeError(f"item ids must be mutually comparable (one type): {err}") from None
+    new_code = np.full(len(ids) + 1, -1)  # the last slot maps code -1 to -1
+    new_code[kept] = np.arange(len(kept))
+    return new_code[codes].reshape(matrix.shape), ids[kept]
+
+
+def _row_any(mask: np.ndarray) -> np.ndarray:
+    """mask.any(axis=1), faster for few columns."""
+    return np.logical_or.reduce([mask[:, j] for j in range(mask.shape[1])])
+
+
+def _has_repeats(codes: np.ndarray) -> np.ndarray:
+    """Rows in which some (non-empty) item code occurs twice."""
+    k = codes.shape[1]
+    pairs = [(codes[:, i] == codes[:, j]) & (codes[:, i] >= 0) for i in range(k) for j in range(i + 1, k)]
+    return np.logical_or.reduce(pairs)
+
+
+def is_empty(values) -> np.ndarray:
+    """None/NaN or a blank string, elementwise (one check per distinct value)."""
+    values = np.asarray(values)
+    if values.dtype.kind in "iub":
+        return np.zeros(values.shape, dtype=bool)
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    codes, distinct = pd.factorize(values.astype(object).ravel())
+    blank = np.array([isinstance(v, str) and not v.strip() for v in distinct] + [True])
+    return blank[codes]
+
+
+def _from_positions(positions: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Item codes at 1-based positions; -2 where a position is not an integer in 1..k."""
+    pos = positions if positions.dtype.kind in "iuf" else pd.to_numeric(
+        pd.Series(positions), errors="coerce").to_numpy(dtype=np.float64)
+    n, k = codes.shape
+    ok = (pos >= 1) & (pos <= k) & (pos == np.round(pos) if pos.dtype.kind == "f" else True)
+    index = np.where(ok, pos, 1).astype(np.int64) - 1
+    return np.where(ok, codes.ravel()[np.arange(n) * k + index], -2)
+
+
+def _raise_first(source, rows, rule, tuples, best, worst, choice, k):
+    from dataset_scripts.errors import DataValidationError  # imported here: keeps this module light
+
+    bad = np.flatnonzero(rule >= 0)
+    i = bad[0]
+    detail = f"tuple={np.asarray(tuples[i]).tolist()!r}, best={best[i:i + 1].tolist()[0]!r}, worst={worst[i:i + 1].tolist()[0]!r}"
+    if rule[i] == 0:
+        detail += f"; most rows have {k} items"
+    if rule[i] in (3, 4):
+        detail += (f"; positions are integers 1..{k}" if choice == "position"
+                   else "; pass choice='position' if best/worst are 1-based positions")
+    if len(bad) > 1:
+        detail += (f"; {len(bad) - 1} more invalid row(s), e.g. {rows[bad[1:6]].tolist()};"
+                   " on_invalid='skip' drops them and counts them")
+    raise DataValidationError(source, rows[i].item(), RULES[rule[i]], detail)

@@ -1,0 +1,93 @@
+"""Lower bound on the MSE any model can reach against averaged gold scores (paper 004 §6).
+
+An item with n annotations x₁…xₙ (sample mean x̄, sample variance s², ddof 1) has gold x̄; an
+oracle that knows the true mean μ still scores E[(μ − x̄)²] = Var(x̄). Two estimates of it:
+
+- ``model="t"`` (the paper's): (x̄ − μ)/(s/√n) ~ t with n−1 degrees of freedom, whose variance
+  is (n−1)/(n−3); so Var(x̄ − μ) ≈ (s²/n)·(n−1)/(n−3). Needs n ≥ 4.
+- ``model="normal"``: Var(x̄) = σ²/n, estimated without bias by s²/n. Needs n ≥ 2.
+
+The bound is the mean of the per-item variance over the items; its square root is the matching
+RMSE. With predictions f, ``mse`` = mean((f − x̄)²) over the same items and ``excess`` = mse − bound.
+Sido et al. (2021), "Czech News Dataset for Semantic Textual Similarity", arXiv:2108.08708.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+MIN_ANNOTATIONS = {"t": 4, "normal": 2}
+
+
+@dataclass(frozen=True)
+class MSELowerBoundResult:
+    bound: float  # mean over items of the estimated Var(mean of the item's annotations)
+    rmse_bound: float  # sqrt(bound)
+    model: str  # "t" or "normal"
+    n_items: int  # items used
+    n_skipped: int  # items skipped for too few annotations (too_few="skip")
+    mse: float | None = None  # mean((prediction − item mean)²) over the items used
+    excess: float | None = None  # mse − bound
+
+
+def _ragged(annotations: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndarray]:
+    """(flat values, per-item counts) of a ragged list; non-finite values raise naming the item."""
+    counts = np.fromiter((len(a) for a in annotations), dtype=np.int64, count=len(annotations))
+    values = np.fromiter(itertools.chain.from_iterable(annotations), dtype=float,
+                         count=int(counts.sum()))
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        item = int(np.searchsorted(np.cumsum(counts), bad[0], side="right"))
+        raise ValueError(f"annotations of item {item} hold a non-finite value ({values[bad[0]]})")
+    return values, counts
+
+
+def item_means_and_variances(annotations: Sequence[Sequence[float]], model: str = "t",
+                             too_few: str = "raise") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-item mean, estimated Var(mean) under ``model`` and the mask of items used."""
+    if model not in MIN_ANNOTATIONS:
+        raise ValueError(f"model must be 't' or 'normal', got {model!r}")
+    if too_few not in ("raise", "skip"):
+        raise ValueError(f"too_few must be 'raise' or 'skip', got {too_few!r}")
+    values, n = _ragged(annotations)
+    used = n >= MIN_ANNOTATIONS[model]
+    if too_few == "raise" and not used.all():
+        item = int(np.argmin(used))
+        raise ValueError(f"item {item} has {n[item]} annotations; the {model} model needs >= "
+                         f"{MIN_ANNOTATIONS[model]} (too_few='skip' skips and counts such items)")
+    item_of = np.repeat(np.arange(len(n)), n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.bincount(item_of, values, minlength=len(n)) / n
+        s2 = np.bincount(item_of, (values - mean[item_of]) ** 2, minlength=len(n)) / (n - 1)
+        variance = s2 / n * ((n - 1) / (n - 3) if model == "t" else 1.0)
+    return mean, np.where(used, variance, np.nan), used
+
+
+def mse_lower_bound(annotations: Sequence[Sequence[float]], predictions: Sequence[float] | None = None,
+                    *, model: str = "t", too_few: str = "raise") -> MSELowerBoundResult:
+    """The MSE lower bound of averaged gold (see module docstring), and a model's excess over it.
+
+    >>> mse_lower_bound([[1, 2, 2, 3], [0, 0, 1, 1]]).bound  # (2/3/4·3 + 1/3/4·3) / 2
+    0.375
+    """
+    mean, variance, used = item_means_and_variances(annotations, model, too_few)
+    if not used.any():
+        raise ValueError(f"no item has >= {MIN_ANNOTATIONS[model]} annotations")
+    bound = float(variance[used].mean())
+    mse = excess = None
+    if predictions is not None:
+        pred = np.asarray(predictions, dtype=float)
+        if pred.shape != mean.shape:
+            raise ValueError(f"{pred.size} predictions for {mean.size} items")
+        if not np.isfinite(pred).all():
+            raise ValueError(f"prediction {int(np.argmin(np.isfinite(pred)))} is not finite")
+        mse = float(np.mean((pred[used] - mean[used]) ** 2))
+        excess = mse - bound
+    return MSELowerBoundResult(bound=bound, rmse_bound=math.sqrt(bound), model=model,
+                               n_items=int(used.sum()), n_skipped=int((~used).sum()),
+                               mse=mse, excess=excess)
