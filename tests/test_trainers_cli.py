@@ -105,3 +105,15 @@ def test_labels_outside_the_score_range_stop_the_run(encoder, tmp_path):
 def test_packaged_minilm_is_checksum_verified():
     path = minilm_path()
     assert (path / "model.safetensors").is_file() and len(MINILM_SHA256) == 64
+
+
+def test_quadruplet_run_names_a_broken_condition_group(encoder, csts_dir, tmp_path):
+    train = csts_dir / "csts_train.csv"
+    lines = train.read_text().splitlines(keepends=True)
+    train.write_text("".join(lines + [lines[1]]))  # the first pair now has 3 conditions
+    with pytest.raises(DataValidationError, match=r"c-sts/default/train: row 1: a condition "
+                                                  r"group .* exactly 2 rows.*rows \[1, 2, 49\]"):
+        main(["fit", "--dataset", "c-sts", "--data-dir", str(csts_dir), "--cache-dir",
+              str(tmp_path / "cache"), "--encoder", "bi", "--objective", "quad", "--model",
+              str(encoder), "--output", str(tmp_path / "out"), "--max-steps", "1"])
+    assert not (tmp_path / "out" / "model.safetensors").exists()

@@ -88,11 +88,13 @@ class PairTrainer(Trainer):
     (dynamic padding). With a quadruplet objective the training rows are grouped into
     (high, low) condition groups before tokenisation and batched by
     :class:`~trainers.samplers.GroupBatchSampler`; ``skip_tied_groups`` drops groups whose two
-    scores are equal (counted in ``n_skipped_ties``). Evaluation loss is the MSE term alone.
+    scores are equal (counted in ``n_skipped_ties``); ``train_name`` names the training data in
+    those errors. Evaluation loss is the MSE term alone.
     """
 
     def __init__(self, model: PairEncoder, args: TrainingArguments, *, objective: str = "mse",
-                 margin: float = 1.0, skip_tied_groups: bool = False, **kwargs):
+                 margin: float = 1.0, skip_tied_groups: bool = False,
+                 train_name: str = "train_dataset", **kwargs):
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         if "quad" in objective:
@@ -106,7 +108,8 @@ class PairTrainer(Trainer):
         if args.remove_unused_columns:
             raise ValueError("PairTrainer needs remove_unused_columns=False (rows are tokenised "
                              "per batch from their text columns); use training_arguments()")
-        self.objective, self.skip_tied_groups = objective, skip_tied_groups
+        self.objective, self.train_name = objective, train_name
+        self.skip_tied_groups = skip_tied_groups
         self.quadruplet_loss = QuadrupletLoss(margin)
         self.n_skipped_ties = 0
         kwargs.setdefault("data_collator", PairCollator(model))
@@ -126,7 +129,7 @@ class PairTrainer(Trainer):
     def get_train_dataloader(self) -> DataLoader:
         if "quad" not in self.objective:
             return super().get_train_dataloader()
-        groups = condition_groups(self.train_dataset, where="train_dataset",
+        groups = condition_groups(self.train_dataset, where=self.train_name,
                                   skip_ties=self.skip_tied_groups)
         self.n_skipped_ties = groups.n_skipped_ties
         sampler = GroupBatchSampler(groups.rows, self.args.per_device_train_batch_size,

@@ -116,7 +116,8 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
     ``output_dir`` (checkpoints, when ``save_steps`` is set, in ``output_dir/checkpoints``)."""
     output_dir = Path(output_dir)
     eval_name = eval_split_name(data.splits)
-    train = prepare_pairs(data.splits["train"], data.score_range, where=f"{data.name}/train")
+    train_name = f"{data.name}/train"
+    train = prepare_pairs(data.splits["train"], data.score_range, where=train_name)
     evaluation = prepare_pairs(data.splits[eval_name], data.score_range,
                                where=f"{data.name}/{eval_name}")
     conditional = "condition" in train.column_names
@@ -132,7 +133,8 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
         weight_decay=options.weight_decay, seed=options.seed, max_steps=options.max_steps,
         **saving, **argument_overrides)
     trainer = PairTrainer(model, args, objective=options.objective, margin=options.margin,
-                          skip_tied_groups=options.skip_tied_groups, train_dataset=train,
+                          skip_tied_groups=options.skip_tied_groups, train_name=train_name,
+                          train_dataset=train,
                           callbacks=callbacks)
     train_output = trainer.train(resume_from_checkpoint=resume_from_checkpoint)
     prediction = trainer.predict(evaluation)
