@@ -22,7 +22,7 @@ SBERT_CITATION = """\
 
 DESCRIPTIONS = {
     "cross": "cross-encoder: one sequence `s1 [SEP] s2` (`[SEP] condition` when conditional) "
-             "-> pooled vector -> linear regression head",
+             "-> pooled vector -> linear head -> sigmoid",
     "bi": "bi-encoder: one shared encoder, score = cosine of the two pooled sentence vectors "
           "(each sentence paired with the condition as a text pair when conditional)",
     "tri": "tri-encoder: sentences and condition encoded apart; the linearly transformed "

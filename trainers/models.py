@@ -2,8 +2,9 @@
 
 Scores (all on the [0, 1] label scale the losses use; see :mod:`trainers.data`):
 
-* cross-encoder  ``score = w · pool(enc(s1 [SEP] s2 [SEP] c)) + b``  (``[SEP] c`` only when
-  conditional) -- Reimers & Gurevych 2019; C-STS (Deshpande et al. 2023, §4.1).
+* cross-encoder  ``score = σ(w · pool(enc(s1 [SEP] s2 [SEP] c)) + b)``  (``[SEP] c`` only when
+  conditional) -- Reimers & Gurevych 2019; C-STS (Deshpande et al. 2023, §4.1). The sigmoid keeps
+  the score in the [0, 1] label range and starts it at 0.5, mid-range, whatever the head's init.
 * bi-encoder     ``score = cos(pool(enc(s1[, c])), pool(enc(s2[, c])))``; conditional inputs are
   text pairs ``(s, c)`` through the same encoder (C-STS §4.1).
 * tri-encoder    ``h_i = f(pool(enc(s_i)), W_c · pool(enc(c)) + b_c)``, ``score = cos(h1, h2)``,
@@ -168,7 +169,7 @@ class PairEncoder(nn.Module):
 
 
 class CrossEncoder(PairEncoder):
-    """One sequence ``s1 [SEP] s2 [SEP] condition`` -> pooled vector -> linear regression head."""
+    """One sequence ``s1 [SEP] s2 [SEP] condition`` -> pooled vector -> linear head -> sigmoid."""
 
     kind = "cross"
 
@@ -188,7 +189,7 @@ class CrossEncoder(PairEncoder):
             raise ValueError("a cross-encoder has no per-sentence embeddings (quadruplet "
                              "objectives need a bi- or tri-encoder)")
         pooled = self.embed(input_ids, attention_mask, token_type_ids)
-        return SimilarityOutput(scores=self.head(pooled).squeeze(-1))
+        return SimilarityOutput(scores=torch.sigmoid(self.head(pooled).squeeze(-1)))
 
 
 class BiEncoder(PairEncoder):

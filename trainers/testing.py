@@ -33,8 +33,10 @@ def tiny_encoder(path: str | Path, *, hidden: int = 32, layers: int = 2, seed: i
     return path
 
 
-def toy_pairs(score_range: tuple[float, float] = (0.0, 1.0)) -> datasets.Dataset:
-    """All pairs of "a <colour> <shape>" objects; score = shared attributes / 2 on ``score_range``."""
+def toy_pairs(score_range: tuple[float, float] = (0.0, 1.0),
+              condition: str | None = None) -> datasets.Dataset:
+    """All pairs of "a <colour> <shape>" objects; score = shared attributes / 2 on ``score_range``
+    (with ``condition``: the same rows plus a constant ``condition`` column)."""
     lo, hi = score_range
     things = list(itertools.product(COLOURS, SHAPES))
     rows = {"sentence1": [], "sentence2": [], "score": []}
@@ -42,9 +44,10 @@ def toy_pairs(score_range: tuple[float, float] = (0.0, 1.0)) -> datasets.Dataset
         rows["sentence1"].append(f"a {c1} {s1}")
         rows["sentence2"].append(f"the {c2} {s2}")
         rows["score"].append(lo + (hi - lo) * ((c1 == c2) + (s1 == s2)) / 2)
-    return datasets.Dataset.from_dict(rows, features=datasets.Features({
+    pairs = datasets.Dataset.from_dict(rows, features=datasets.Features({
         "sentence1": datasets.Value("string"), "sentence2": datasets.Value("string"),
         "score": datasets.Value("float32")}))
+    return pairs if condition is None else pairs.add_column("condition", [condition] * len(pairs))
 
 
 def toy_conditional_pairs(score_range: tuple[float, float] = (1.0, 5.0)) -> datasets.Dataset:
