@@ -18,7 +18,6 @@ import argparse
 import json
 import platform
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -187,7 +186,8 @@ def main() -> None:
             results[key] = {**measured, "settings": settings, "device": device}
             store.write_text(json.dumps(results, indent=2))
             print(f"fold {fold} {run}: Spearman {measured['spearman']:.4f}, "
-                  f"{measured['pairs_per_second']:.1f} pairs/s, train {measured['train_seconds']:.0f} s, "
+                  f"{measured['pairs_per_second']:.1f} pairs/s, "
+                  f"train {measured['train_seconds']:.0f} s, "
                   f"wall {measured['wall_seconds']:.0f} s", flush=True)
     print_tables(results, runs, folds)
 

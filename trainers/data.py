@@ -23,7 +23,7 @@ PAIR_COLUMNS = ("sentence1", "sentence2")
 
 
 def scale_scores(scores: np.ndarray, score_range: tuple[float, float], *, where: str) -> np.ndarray:
-    """``(score − lo) / (hi − lo)`` as float32; the first missing or out-of-range score is an error."""
+    """``(score − lo) / (hi − lo)`` as float32; a missing or out-of-range score is an error."""
     lo, hi = score_range
     scores = np.asarray(scores, dtype=np.float64)
     bad = np.flatnonzero(~((scores >= lo) & (scores <= hi)))  # NaN (missing) fails both tests
@@ -50,7 +50,8 @@ def check_sentences(ds: datasets.Dataset, *, where: str) -> None:
                                   f"columns are {ds.column_names}")
     for column in PAIR_COLUMNS:
         text = pd.Series(ds[column], dtype=object)
-        empty = np.flatnonzero(text.isna().to_numpy() | (text.fillna("").str.strip() == "").to_numpy())
+        blank = text.fillna("").str.strip() == ""
+        empty = np.flatnonzero(text.isna().to_numpy() | blank.to_numpy())
         if empty.size:
             raise DataValidationError(where, int(empty[0]) + 1, f"empty {column}",
                                       f"{empty.size} such row(s) in all")

@@ -9,7 +9,6 @@ with an explicit ``score_range``. Per-source Spearman is reported when the evalu
 from __future__ import annotations
 
 import json
-import logging
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,8 +20,6 @@ from .card import write_model_card
 from .data import prepare_pairs, unscale
 from .models import PairEncoder, build_model
 from .trainer import PairTrainer, similarity_scores, training_arguments
-
-logger = logging.getLogger(__name__)
 
 FAMILIES = {"cv": "cv-fold-", "lodo": "lodo-"}
 
@@ -134,8 +131,7 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
         **saving, **argument_overrides)
     trainer = PairTrainer(model, args, objective=options.objective, margin=options.margin,
                           skip_tied_groups=options.skip_tied_groups, train_name=train_name,
-                          train_dataset=train,
-                          callbacks=callbacks)
+                          train_dataset=train, callbacks=callbacks)
     train_output = trainer.train(resume_from_checkpoint=resume_from_checkpoint)
     prediction = trainer.predict(evaluation)
     predictions = np.asarray(prediction.predictions, dtype=np.float64).reshape(-1)
