@@ -188,7 +188,9 @@ def main() -> None:
             print(f"fold {fold} {run}: Spearman {measured['spearman']:.4f}, "
                   f"{measured['pairs_per_second']:.1f} pairs/s, "
                   f"train {measured['train_seconds']:.0f} s, "
-                  f"wall {measured['wall_seconds']:.0f} s", flush=True)
+                  f"wall {measured['wall_seconds']:.0f} s"
+                  + (f", peak GPU memory {measured['peak_gpu_memory_gib']:.2f} GiB"
+                     if "peak_gpu_memory_gib" in measured else ""), flush=True)
     print_tables(results, runs, folds)
 
 
