@@ -24,6 +24,7 @@ import numpy as np
 import torch
 
 from trainers.data import prepare_pairs
+from trainers.losses import OBJECTIVES
 from trainers.models import build_model
 from trainers.pretrained import minilm_path
 from trainers.trainer import PairTrainer, device_kwargs, similarity_scores, training_arguments
@@ -35,8 +36,10 @@ RUNS = ("cross", "bi", "st")
 HYPERPARAMETERS = ("epochs", "batch_size", "lr", "warmup", "weight_decay", "seed")
 
 
-def run_ours(encoder: str, data, model: Path, out: Path, args) -> dict:
-    options = FitOptions(encoder=encoder, objective="mse", epochs=args.epochs,
+def run_ours(run: str, data, model: Path, out: Path, args) -> dict:
+    """``run`` is ``<encoder>`` or ``<encoder>:<objective>`` (default objective mse)."""
+    encoder, _, objective = run.partition(":")
+    options = FitOptions(encoder=encoder, objective=objective or "mse", epochs=args.epochs,
                          batch_size=args.batch_size, learning_rate=args.lr, warmup=args.warmup,
                          weight_decay=args.weight_decay, seed=args.seed)
     result = fit(data, model, out, options)
@@ -90,13 +93,14 @@ def throughput(data, model: Path, out: Path, args) -> None:
             if run == "st":
                 _, seconds = train_sentence_transformers(train, model, out / "tp", args, steps)
             else:
-                encoder = build_model(run, model, seed=args.seed)
+                encoder = build_model(run.partition(":")[0], model, seed=args.seed)
                 training = training_arguments(str(out / "tp"), epochs=args.epochs,
                                               batch_size=args.batch_size, learning_rate=args.lr,
                                               warmup=args.warmup, weight_decay=args.weight_decay,
                                               seed=args.seed, max_steps=steps,
                                               logging_strategy="no")
-                result = PairTrainer(encoder, training, train_dataset=train).train()
+                result = PairTrainer(encoder, training, objective=run.partition(":")[2] or "mse",
+                                     train_dataset=train).train()
                 seconds = float(result.metrics["train_runtime"])
             measured[run].append(pairs / seconds)
             print(f"repeat {repeat} {run}: {pairs / seconds:.1f} pairs/s", flush=True)
@@ -109,7 +113,7 @@ def throughput(data, model: Path, out: Path, args) -> None:
 
 
 def print_tables(results: dict, runs: list[str], folds: list[int]) -> None:
-    names = {"cross": "ours cross", "bi": "ours bi", "st": "ST trainer"}
+    names = {r: "ST trainer" if r == "st" else f"ours {r}" for r in runs}
     done = [f for f in folds if all(f"{f}/{r}" in results for r in runs)]
     print("\nSpearman (test fold), training pairs/s, training seconds")
     print("fold  " + "  ".join(f"{names[r]:>28}" for r in runs))
@@ -134,7 +138,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--folds", default="0,1,2,3,4", help="comma-separated fold numbers")
-    parser.add_argument("--runs", default=",".join(RUNS), help=f"comma-separated of {RUNS}")
+    parser.add_argument("--runs", default=",".join(RUNS),
+                        help=f"comma-separated of {RUNS}; ours may name an objective: bi:cosent")
     parser.add_argument("--epochs", type=float, default=4)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--lr", type=float, default=2e-5)
@@ -150,9 +155,11 @@ def main() -> None:
     args = parser.parse_args()
     folds = [int(f) for f in args.folds.split(",")]
     runs = [r for r in args.runs.split(",")]
-    unknown = set(runs) - set(RUNS)
+    unknown = {r for r in runs if r.partition(":")[0] not in RUNS
+               or r.partition(":")[2] not in ("", *OBJECTIVES)}
     if unknown:
-        parser.error(f"unknown runs {sorted(unknown)}; choose from {RUNS}")
+        parser.error(f"unknown runs {sorted(unknown)}; choose from {RUNS}, optionally with "
+                     f":<objective> for ours, objectives {OBJECTIVES}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     store = out / "results.json"

@@ -137,3 +137,12 @@ def test_similarity_scores_agree_with_scipy():
     assert s.spearman == pytest.approx(stats.spearmanr(p, y).statistic)
     assert s.pearson == pytest.approx(stats.pearsonr(p, y).statistic)
     assert s.mse == pytest.approx(np.mean((p - y) ** 2))
+
+
+def test_cosent_matches_its_formula():
+    rng = np.random.default_rng(2)
+    s, y = rng.normal(size=7), rng.integers(0, 3, size=7).astype(float)  # ties are no pair
+    terms = [20 * (s[j] - s[i]) for i in range(7) for j in range(7) if y[i] > y[j]]
+    expected = np.log1p(np.exp(terms).sum())
+    got = objective_loss("cosent", torch.tensor(s), torch.tensor(y))
+    assert float(got) == pytest.approx(expected, rel=1e-6)

@@ -17,6 +17,7 @@ CASES = [  # (encoder, options, objective, toy set)
     ("cross", {}, "mse", "plain"),
     ("bi", {}, "mse", "plain"),
     ("bi", {"pooling": "cls"}, "mse", "plain"),
+    ("bi", {}, "cosent", "plain"),
     ("cross", {}, "mse", "with-condition"),
     ("bi", {}, "mse", "conditional"),
     ("bi", {}, "quad", "conditional"),

@@ -14,6 +14,8 @@ import argparse
 import sys
 from dataclasses import fields
 
+from .losses import OBJECTIVES
+from .models import ENCODER_KINDS, POOLINGS, TRI_COMBINES
 from .pretrained import resolve_model
 from .training import FAMILIES, FitOptions, cross_validate, fit, load_pairs, mean_scores, predict, \
     write_submission
@@ -35,13 +37,16 @@ def _fit_args(parser: argparse.ArgumentParser) -> None:
                         help="pretrained transformer folder, or 'minilm' (packaged, verified)")
     parser.add_argument("--output", required=True, help="output folder")
     defaults = FitOptions()
+    choices = {"encoder": ENCODER_KINDS, "objective": OBJECTIVES, "pooling": POOLINGS,
+               "combine": TRI_COMBINES}
     for f in fields(FitOptions):
         flag = "--" + f.name.replace("_", "-")
         default = getattr(defaults, f.name)
         if isinstance(default, bool):
             parser.add_argument(flag, action="store_true")
         else:
-            parser.add_argument(flag, type=type(default), default=default)
+            parser.add_argument(flag, type=type(default), default=default,
+                                choices=choices.get(f.name))
 
 
 def _load_kwargs(args) -> dict:

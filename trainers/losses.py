@@ -1,7 +1,8 @@
-"""Training objectives: MSE on [0, 1] labels, the C-STS quadruplet loss, and their sum.
+"""Training objectives: MSE on [0, 1] labels, the C-STS quadruplet loss, their sum, and CoSENT.
 
-Objectives (Deshpande et al. 2023, "C-STS: Conditional Semantic Textual Similarity", §4.1):
-``mse``, ``quad`` and ``quad+mse``.
+Objectives ``mse``, ``quad`` and ``quad+mse`` are those of Deshpande et al. 2023 ("C-STS:
+Conditional Semantic Textual Similarity", §4.1); ``cosent`` (Su 2022) is a ranking objective on
+the same scores, offered beside them.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-OBJECTIVES = ("mse", "quad", "quad+mse")
+OBJECTIVES = ("mse", "quad", "quad+mse", "cosent")
 
 
 class QuadrupletLoss(nn.Module):
@@ -37,16 +38,35 @@ class QuadrupletLoss(nn.Module):
         return torch.clamp_min(self.margin + d_high - d_low, 0.0).mean()
 
 
+def cosent_loss(scores: torch.Tensor, labels: torch.Tensor, scale: float = 20.0) -> torch.Tensor:
+    """``log(1 + Σ_{y_i > y_j} exp(scale · (s_j − s_i)))`` over the batch's pairs of rows.
+
+    Penalises every pair of rows whose predicted order contradicts the gold order, smoothly:
+    a ranking loss, aligned with Spearman's ρ, that leaves the score scale free. Reference:
+    Su 2022, "CoSENT" (https://kexue.fm/archives/8847); scale 20 as in sentence-transformers'
+    ``CoSENTLoss`` and Li & Li 2023 (AnglE).
+
+    >>> round(float(cosent_loss(torch.tensor([0.1, 0.9]), torch.tensor([1.0, 0.0]))), 3)
+    16.0
+    """
+    diff = scale * (scores[None, :] - scores[:, None])  # diff[i, j] = scale (s_j - s_i)
+    wrong_way = diff[labels[:, None] > labels[None, :]]
+    return torch.logsumexp(torch.cat([diff.new_zeros(1), wrong_way]), dim=0)
+
+
 def objective_loss(objective: str, scores, labels, embeddings1=None, embeddings2=None,
                    quad: QuadrupletLoss | None = None) -> torch.Tensor:
     """The ``objective``'s loss for one batch.
 
     ``mse``: ``mean((score − y)²)``. ``quad``: the quadruplet loss over the batch's condition
     groups, laid out as rows ``[high_0, low_0, high_1, low_1, ...]`` (see
-    :class:`trainers.samplers.GroupBatchSampler`). ``quad+mse``: their sum.
+    :class:`trainers.samplers.GroupBatchSampler`). ``quad+mse``: their sum. ``cosent``:
+    :func:`cosent_loss` of the scores.
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    if objective == "cosent":
+        return cosent_loss(scores.float(), labels.float())
     loss = scores.new_zeros(())
     if "mse" in objective:
         loss = loss + F.mse_loss(scores.float(), labels.float())
