@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .base import SemrelBuilder
+from .c_sts import CSts
 from .crowd_sts import CrowdSts
 from .czech_news_sts import CzechNewsSts
 from .str_2021 import Str2021
@@ -39,6 +40,7 @@ REGISTRY: dict[str, DatasetSpec] = {
     spec.dataset_id: spec
     for spec in (
         DatasetSpec(Str2021),
+        DatasetSpec(CSts),
         DatasetSpec(CrowdSts),
         DatasetSpec(CzechNewsSts),
     )

@@ -1,0 +1,134 @@
+"""Every encoder x objective trains a tiny random BERT (the loss falls on a learnable toy set),
+and save -> reload gives identical predictions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from trainers.data import PairCollator, condition_groups, prepare_pairs
+from trainers.losses import objective_loss
+from trainers.models import PairEncoder, build_model
+from trainers.testing import tiny_encoder, toy_conditional_pairs, toy_pairs
+from trainers.trainer import PairTrainer, training_arguments
+
+CASES = [  # (encoder, options, objective, toy set)
+    ("cross", {}, "mse", "plain"),
+    ("bi", {}, "mse", "plain"),
+    ("bi", {"pooling": "cls"}, "mse", "plain"),
+    ("bi", {}, "cosent", "plain"),
+    ("cross", {}, "mse", "with-condition"),
+    ("bi", {}, "mse", "conditional"),
+    ("bi", {}, "quad", "conditional"),
+    ("bi", {}, "quad+mse", "conditional"),
+    ("tri", {"combine": "hadamard"}, "mse", "conditional"),
+    ("tri", {"combine": "hadamard"}, "quad", "conditional"),
+    ("tri", {"combine": "concat"}, "quad+mse", "conditional"),
+]
+
+
+@pytest.fixture(scope="module")
+def encoder_path(tmp_path_factory):
+    return tiny_encoder(tmp_path_factory.mktemp("tiny-bert"))
+
+
+@pytest.fixture(scope="module")
+def toy():
+    """plain pairs; the same with a constant condition (the conditional input path of a
+    cross-encoder, whose toy XOR of condition and attributes a tiny model does not learn in a few
+    steps); C-STS-shaped (high, low) condition groups."""
+    return {"plain": prepare_pairs(toy_pairs(), (0.0, 1.0), where="toy"),
+            "with-condition": prepare_pairs(toy_pairs(condition="the colour"), (0.0, 1.0),
+                                            where="toy-with-condition"),
+            "conditional": prepare_pairs(toy_conditional_pairs(), (1.0, 5.0),
+                                         where="toy-conditional")}
+
+
+def full_batch_loss(model, data, objective) -> float:
+    """The objective on the whole toy set, in eval mode, rows in (high, low) group order."""
+    if "quad" in objective:
+        data = data.select(condition_groups(data, where="toy").rows.reshape(-1))
+    batch = PairCollator(model)([data[i] for i in range(len(data))])
+    labels = batch.pop("labels")
+    model.eval()
+    with torch.no_grad():
+        out = model(**batch, return_embeddings="quad" in objective)
+    return float(objective_loss(objective, out.scores, labels, out.embeddings1, out.embeddings2))
+
+
+@pytest.mark.parametrize("encoder,options,objective,toy_set", CASES,
+                         ids=[f"{e}-{o.get('combine', o.get('pooling', ''))}-{obj}-{t}"
+                              for e, o, obj, t in CASES])
+def test_loss_falls_and_reload_is_identical(encoder_path, toy, tmp_path, encoder, options,
+                                            objective, toy_set):
+    data = toy[toy_set]
+    conditional = "condition" in data.column_names
+    model = build_model(encoder, encoder_path, conditional=conditional, **options)
+    before = full_batch_loss(model, data, objective)
+    args = training_arguments(str(tmp_path / "run"), batch_size=8, learning_rate=3e-3,
+                              max_steps=25, warmup=0.0)
+    PairTrainer(model, args, objective=objective, train_dataset=data).train()
+    after = full_batch_loss(model, data, objective)
+    assert after < 0.85 * before, (before, after)
+
+    model.save_pretrained(tmp_path / "saved")
+    again = PairEncoder.from_pretrained(tmp_path / "saved")
+    assert type(again) is type(model) and again.options() == model.options()
+    condition = data["condition"] if conditional else None
+    first = model.predict(data["sentence1"], data["sentence2"], condition)
+    np.testing.assert_array_equal(first, again.predict(data["sentence1"], data["sentence2"],
+                                                       condition))
+
+
+def test_plain_bi_encoder_loads_as_sentence_transformer(encoder_path, toy, tmp_path):
+    from sentence_transformers import SentenceTransformer
+
+    data = toy["plain"]
+    model = build_model("bi", encoder_path)
+    model.save_pretrained(tmp_path / "bi")
+    st = SentenceTransformer(str(tmp_path / "bi"), device="cpu")
+    e1 = st.encode(data["sentence1"], convert_to_tensor=True)
+    e2 = st.encode(data["sentence2"], convert_to_tensor=True)
+    ours = model.predict(data["sentence1"], data["sentence2"])
+    np.testing.assert_allclose(torch.cosine_similarity(e1, e2).numpy(), ours, atol=1e-5)
+
+
+def test_conditional_models_need_a_condition(encoder_path, toy):
+    model = build_model("bi", encoder_path, conditional=True)
+    with pytest.raises(ValueError, match="conditional"):
+        model.tokenize(["a red star"], ["a red circle"])
+    with pytest.raises(ValueError, match="tri-encoder needs a condition"):
+        build_model("tri", encoder_path, conditional=False)
+    with pytest.raises(ValueError, match="encoder must be one of"):
+        build_model("quad", encoder_path)
+
+
+def test_quadruplet_objective_refuses_cross_encoders_and_odd_batches(encoder_path, toy, tmp_path):
+    args = training_arguments(str(tmp_path), batch_size=8)
+    with pytest.raises(ValueError, match="needs a bi- or tri-encoder"):
+        PairTrainer(build_model("cross", encoder_path, conditional=True), args, objective="quad")
+    odd = training_arguments(str(tmp_path), batch_size=7)
+    with pytest.raises(ValueError, match="batch size 7 is odd"):
+        PairTrainer(build_model("bi", encoder_path, conditional=True), odd, objective="quad+mse")
+
+
+def test_reload_refuses_a_plain_transformer_folder(encoder_path):
+    with pytest.raises(FileNotFoundError, match="semrel_encoder.json"):
+        PairEncoder.from_pretrained(encoder_path)
+
+
+def test_quadruplet_batches_hold_whole_high_low_groups(encoder_path, toy, tmp_path):
+    data = toy["conditional"]
+    model = build_model("bi", encoder_path, conditional=True)
+    args = training_arguments(str(tmp_path), batch_size=6)
+    trainer = PairTrainer(model, args, objective="quad", train_dataset=data)
+    batches = list(trainer.get_train_dataloader())
+    assert sum(len(b["labels"]) for b in batches) == len(data)
+    for batch in batches:
+        labels, ids = batch["labels"], batch["input_ids"]
+        assert len(labels) % 2 == 0 and (labels[0::2] > labels[1::2]).all()
+        n = len(labels)  # rows 0..n-1 are sentence1 (with condition), n..2n-1 sentence2
+        first = [model.tokenizer.decode(i, skip_special_tokens=True).split(" the ")[0]
+                 for i in ids[:n]]
+        assert first[0::2] == first[1::2]  # both rows of a group: the same sentence pair

@@ -1,0 +1,7 @@
+"""``python -m trainers`` (see :mod:`trainers.cli`)."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

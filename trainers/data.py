@@ -1,0 +1,144 @@
+"""From a shared-schema pair dataset to training rows: validated labels, condition groups, batches.
+
+Trainers read only ``sentence1``, ``sentence2``, ``score`` (native scale) and, when present,
+``condition``; the native scale comes from ``REGISTRY[id].score_range``. Labels for the MSE loss
+are ``y = (score − lo) / (hi − lo)`` in [0, 1].
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import datasets
+import numpy as np
+import pandas as pd
+import torch
+
+from dataset_scripts.errors import DataValidationError
+
+logger = logging.getLogger(__name__)
+
+PAIR_COLUMNS = ("sentence1", "sentence2")
+
+
+def scale_scores(scores: np.ndarray, score_range: tuple[float, float], *, where: str) -> np.ndarray:
+    """``(score − lo) / (hi − lo)`` as float32; a missing or out-of-range score is an error."""
+    lo, hi = score_range
+    scores = np.asarray(scores, dtype=np.float64)
+    bad = np.flatnonzero(~((scores >= lo) & (scores <= hi)))  # NaN (missing) fails both tests
+    if bad.size:
+        row = int(bad[0])
+        rule = ("score is missing" if np.isnan(scores[row])
+                else f"score outside the declared score range [{lo:g}, {hi:g}]")
+        raise DataValidationError(where, row + 1, rule,
+                                  f"score {scores[row]:g}; {bad.size} such row(s) in all")
+    return ((scores - lo) / (hi - lo)).astype(np.float32)
+
+
+def unscale(labels: np.ndarray, score_range: tuple[float, float]) -> np.ndarray:
+    """Back from the [0, 1] label scale to the dataset's native scale: ``lo + y (hi − lo)``."""
+    lo, hi = score_range
+    return lo + np.asarray(labels, dtype=np.float64) * (hi - lo)
+
+
+def check_sentences(ds: datasets.Dataset, *, where: str) -> None:
+    """Every ``sentence1``/``sentence2`` must be a non-empty string (after stripping whitespace)."""
+    missing = [c for c in PAIR_COLUMNS if c not in ds.column_names]
+    if missing:
+        raise DataValidationError(where, None, "missing pair column(s) " + ", ".join(missing),
+                                  f"columns are {ds.column_names}")
+    for column in PAIR_COLUMNS:
+        text = pd.Series(ds[column], dtype=object)
+        blank = text.fillna("").str.strip() == ""
+        empty = np.flatnonzero(text.isna().to_numpy() | blank.to_numpy())
+        if empty.size:
+            raise DataValidationError(where, int(empty[0]) + 1, f"empty {column}",
+                                      f"{empty.size} such row(s) in all")
+
+
+def prepare_pairs(ds: datasets.Dataset, score_range: tuple[float, float], *, where: str,
+                  labelled: bool = True) -> datasets.Dataset:
+    """The columns the encoders read, checked, plus ``labels`` in [0, 1] when ``labelled``.
+
+    ``where`` names the data in errors (e.g. ``"str-2021/cv-fold-0/train"``); rows are 1-based.
+    """
+    check_sentences(ds, where=where)
+    keep = [c for c in (*PAIR_COLUMNS, "condition") if c in ds.column_names]
+    if "condition" in keep:
+        null = [i for i, c in enumerate(ds["condition"]) if c is None]
+        if null:
+            raise DataValidationError(where, null[0] + 1, "condition is null (an empty string "
+                                      "means no condition)", f"{len(null)} such row(s) in all")
+    out = ds.select_columns(keep)
+    if labelled:
+        if "score" not in ds.column_names:
+            raise DataValidationError(where, None, "missing score column",
+                                      f"columns are {ds.column_names}")
+        raw = np.array([np.nan if s is None else s for s in ds["score"]], dtype=np.float64)
+        out = out.add_column("labels", scale_scores(raw, score_range, where=where).tolist())
+    return out
+
+
+@dataclass(frozen=True)
+class ConditionGroups:
+    """Row indices of each sentence pair's (high, low) conditions and the tied pairs skipped."""
+
+    rows: np.ndarray  # (n_groups, 2) int64: [high-label row, low-label row]
+    n_skipped_ties: int
+
+
+def condition_groups(ds: datasets.Dataset, *, where: str,
+                     skip_ties: bool = False) -> ConditionGroups:
+    """Group the rows of each (sentence1, sentence2) pair into one (high, low) condition group.
+
+    Rules (C-STS, Deshpande et al. 2023 §2: each pair has a high- and a low-similarity
+    condition): a group holds exactly 2 rows; their labels must differ (which one is "high" is
+    otherwise undefined) -- ``skip_ties=True`` drops tied groups instead and counts them.
+    Grouping happens on the raw text, before tokenisation.
+    """
+    frame = pd.DataFrame({"s1": ds["sentence1"], "s2": ds["sentence2"],
+                          "label": np.asarray(ds["labels"], dtype=np.float64)})
+    groups = frame.groupby(["s1", "s2"], sort=False).indices
+    sizes = {key: len(rows) for key, rows in groups.items()}
+    bad = [rows for key, rows in groups.items() if sizes[key] != 2]
+    if bad:
+        rows = sorted(bad, key=lambda r: r[0])[0]
+        raise DataValidationError(
+            where, int(rows[0]) + 1,
+            "a condition group (rows with the same sentence1 and sentence2) must hold exactly "
+            "2 rows: a high- and a low-similarity condition",
+            f"rows {[int(r) + 1 for r in rows]} form a group of {len(rows)}; "
+            f"{len(bad)} such group(s) in all")
+    pairs = np.array(sorted(groups.values(), key=lambda r: r[0]), dtype=np.int64).reshape(-1, 2)
+    labels = frame["label"].to_numpy()
+    a, b = labels[pairs[:, 0]], labels[pairs[:, 1]]
+    tied = a == b
+    if tied.any() and not skip_ties:
+        first = pairs[np.flatnonzero(tied)[0]]
+        raise DataValidationError(
+            where, int(first[0]) + 1,
+            "the two conditions of a sentence pair need different scores for the quadruplet loss",
+            f"rows {[int(r) + 1 for r in first]} both score {a[tied][0]:g}; {int(tied.sum())} "
+            "tied group(s) in all (skip_tied_groups=True drops them and reports the count)")
+    if tied.any():
+        logger.warning("%s: skipped %d tied condition group(s) of %d", where, int(tied.sum()),
+                       len(pairs))
+    keep = ~tied
+    high_first = np.where((a >= b)[keep, None], pairs[keep], pairs[keep][:, ::-1])
+    return ConditionGroups(rows=high_first, n_skipped_ties=int(tied.sum()))
+
+
+@dataclass
+class PairCollator:
+    """Tokenises a list of rows with ``model.tokenize`` (dynamic padding) and adds ``labels``."""
+
+    model: torch.nn.Module
+
+    def __call__(self, rows: list[dict]) -> dict:
+        column = lambda name: [row[name] for row in rows]  # noqa: E731
+        batch = dict(self.model.tokenize(column("sentence1"), column("sentence2"),
+                                         column("condition") if "condition" in rows[0] else None))
+        if "labels" in rows[0]:
+            batch["labels"] = torch.tensor(column("labels"), dtype=torch.float32)
+        return batch

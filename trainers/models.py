@@ -1,0 +1,278 @@
+"""Sentence-pair encoders: cross-, bi- and tri-encoder over one shared transformer.
+
+Scores (all on the [0, 1] label scale the losses use; see :mod:`trainers.data`):
+
+* cross-encoder  ``score = σ(w · pool(enc(s1 [SEP] s2 [SEP] c)) + b)``  (``[SEP] c`` only when
+  conditional) -- Reimers & Gurevych 2019; C-STS (Deshpande et al. 2023, §4.1). The sigmoid keeps
+  the score in the [0, 1] label range and starts it at 0.5, mid-range, whatever the head's init.
+* bi-encoder     ``score = cos(pool(enc(s1[, c])), pool(enc(s2[, c])))``; conditional inputs are
+  text pairs ``(s, c)`` through the same encoder (C-STS §4.1).
+* tri-encoder    ``h_i = f(pool(enc(s_i)), W_c · pool(enc(c)) + b_c)``, ``score = cos(h1, h2)``,
+  with ``f`` the Hadamard product or ``f(s, c) = W [s; c] + b`` (concat + linear) (C-STS §4.1).
+
+``save_pretrained(dir)`` writes the transformer and tokenizer at the top of ``dir`` (so
+``AutoModel.from_pretrained(dir)`` loads the encoder), ``semrel_encoder.json`` (kind and options)
+and, for models with a head, ``semrel_head.safetensors``. A plain (unconditional) bi-encoder also
+writes the sentence-transformers files, so ``SentenceTransformer(dir)`` loads it.
+``PairEncoder.from_pretrained(dir)`` rebuilds whichever kind was saved.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+from torch import nn
+from torch.nn import functional as F
+from transformers import AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from transformers.utils import ModelOutput
+
+ENCODER_KINDS = ("cross", "bi", "tri")
+POOLINGS = ("mean", "cls")
+TRI_COMBINES = ("hadamard", "concat")
+CONFIG_NAME = "semrel_encoder.json"
+HEAD_NAME = "semrel_head.safetensors"
+
+
+@dataclass
+class SimilarityOutput(ModelOutput):
+    """``scores`` (batch,); with ``return_embeddings`` also the two pair vectors (batch, dim)."""
+
+    scores: torch.Tensor | None = None
+    embeddings1: torch.Tensor | None = None
+    embeddings2: torch.Tensor | None = None
+
+
+def pool(hidden: torch.Tensor, attention_mask: torch.Tensor, mode: str) -> torch.Tensor:
+    """``cls``: the first token's vector; ``mean``: the mask-weighted mean of the token vectors."""
+    if mode == "cls":
+        return hidden[:, 0]
+    mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+
+
+class PairEncoder(nn.Module):
+    """A shared transformer ``encoder`` + pooling; subclasses say how a pair becomes a score.
+
+    ``tokenize`` turns a batch of (sentence1, sentence2[, condition]) into one padded tensor
+    batch (one sequence per pair for the cross-encoder; for the others, blocks of all first
+    texts, then all second texts[, then all conditions]); ``forward`` takes that batch.
+    """
+
+    kind: ClassVar[str] = ""
+
+    def __init__(self, encoder: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, *,
+                 pooling: str = "mean", conditional: bool = False, max_length: int = 256):
+        super().__init__()
+        if pooling not in POOLINGS:
+            raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
+        self.encoder, self.tokenizer = encoder, tokenizer
+        self.pooling, self.conditional = pooling, conditional
+        # never longer than the encoder can take (position embeddings, tokenizer limit)
+        self.max_length = min(max_length, tokenizer.model_max_length,
+                              getattr(encoder.config, "max_position_embeddings", max_length))
+
+    # ---- construction and persistence ------------------------------------------------------
+    @classmethod
+    def from_encoder(cls, path: str | Path, **options) -> "PairEncoder":
+        """A fresh model of this kind over the pretrained transformer and tokenizer at ``path``."""
+        return cls(AutoModel.from_pretrained(str(path)), AutoTokenizer.from_pretrained(str(path)),
+                   **options)
+
+    def options(self) -> dict:
+        return {"pooling": self.pooling, "conditional": self.conditional,
+                "max_length": self.max_length}
+
+    @property
+    def dim(self) -> int:
+        return self.encoder.config.hidden_size
+
+    def head_state_dict(self) -> dict[str, torch.Tensor]:
+        """Parameters outside the transformer (empty for the bi-encoder)."""
+        return {k: v for k, v in self.state_dict().items() if not k.startswith("encoder.")}
+
+    def save_pretrained(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        self.encoder.save_pretrained(path)
+        self.tokenizer.save_pretrained(path)
+        (path / CONFIG_NAME).write_text(json.dumps({"kind": self.kind, **self.options()}, indent=2))
+        head = self.head_state_dict()
+        if head:
+            save_file({k: v.detach().contiguous().cpu() for k, v in head.items()}, path / HEAD_NAME)
+        return path
+
+    @staticmethod
+    def from_pretrained(path: str | Path) -> "PairEncoder":
+        """Load a model saved by :meth:`save_pretrained` (any kind)."""
+        path = Path(path)
+        config_file = path / CONFIG_NAME
+        if not config_file.is_file():
+            raise FileNotFoundError(f"{config_file} not found: {path} was not saved by "
+                                    "PairEncoder.save_pretrained (use from_encoder for a plain "
+                                    "transformer)")
+        options = json.loads(config_file.read_text())
+        kind = options.pop("kind")
+        model = MODEL_CLASSES[kind].from_encoder(path, **options)
+        if (path / HEAD_NAME).is_file():
+            missing, unexpected = model.load_state_dict(load_file(path / HEAD_NAME), strict=False)
+            if unexpected or any(not k.startswith("encoder.") for k in missing):
+                raise ValueError(f"{path / HEAD_NAME} does not fit a {kind}-encoder: missing "
+                                 f"{[k for k in missing if not k.startswith('encoder.')]}, "
+                                 f"unexpected {unexpected}")
+        return model
+
+    # ---- inputs -----------------------------------------------------------------------------
+    def texts(self, sentence1: list[str], sentence2: list[str], condition: list[str] | None):
+        """(first texts, second texts or None) handed to the tokenizer."""
+        raise NotImplementedError
+
+    def tokenize(self, sentence1: list[str], sentence2: list[str],
+                 condition: list[str] | None = None):
+        """A padded (to the longest in this batch) tensor batch for :meth:`forward`."""
+        if self.conditional and condition is None:
+            raise ValueError(f"this {self.kind}-encoder is conditional: give a condition column")
+        first, second = self.texts(list(sentence1), list(sentence2),
+                                   list(condition) if self.conditional else None)
+        return self.tokenizer(first, second, padding=True, truncation=True,
+                              max_length=self.max_length, return_tensors="pt")
+
+    def embed(self, input_ids, attention_mask, token_type_ids=None) -> torch.Tensor:
+        hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=token_type_ids).last_hidden_state
+        return pool(hidden, attention_mask, self.pooling)
+
+    def forward(self, input_ids, attention_mask, token_type_ids=None,
+                return_embeddings: bool = False) -> SimilarityOutput:
+        raise NotImplementedError
+
+    @torch.inference_mode()
+    def predict(self, sentence1: list[str], sentence2: list[str],
+                condition: list[str] | None = None, batch_size: int = 64) -> np.ndarray:
+        """Scores on the [0, 1] label scale, in input order (eval mode, no gradient)."""
+        was_training = self.training
+        self.eval()
+        device = next(self.parameters()).device
+        out = []
+        for start in range(0, len(sentence1), batch_size):
+            end = start + batch_size
+            batch = self.tokenize(sentence1[start:end], sentence2[start:end],
+                                  None if condition is None else condition[start:end])
+            out.append(self(**batch.to(device)).scores.float().cpu().numpy())
+        self.train(was_training)
+        return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
+
+
+class CrossEncoder(PairEncoder):
+    """One sequence ``s1 [SEP] s2 [SEP] condition`` -> pooled vector -> linear head -> sigmoid."""
+
+    kind = "cross"
+
+    def __init__(self, encoder, tokenizer, **options):
+        super().__init__(encoder, tokenizer, **options)
+        self.head = nn.Sequential(nn.Dropout(encoder.config.hidden_dropout_prob),
+                                  nn.Linear(self.dim, 1))
+
+    def texts(self, sentence1, sentence2, condition):
+        if condition is None:
+            return sentence1, sentence2
+        sep = self.tokenizer.sep_token
+        return sentence1, [f"{s} {sep} {c}" for s, c in zip(sentence2, condition)]
+
+    def forward(self, input_ids, attention_mask, token_type_ids=None, return_embeddings=False):
+        if return_embeddings:
+            raise ValueError("a cross-encoder has no per-sentence embeddings (quadruplet "
+                             "objectives need a bi- or tri-encoder)")
+        pooled = self.embed(input_ids, attention_mask, token_type_ids)
+        return SimilarityOutput(scores=torch.sigmoid(self.head(pooled).squeeze(-1)))
+
+
+class BiEncoder(PairEncoder):
+    """``cos(pool(enc(s1[, c])), pool(enc(s2[, c])))`` through one shared encoder."""
+
+    kind = "bi"
+
+    def texts(self, sentence1, sentence2, condition):
+        if condition is None:
+            return sentence1 + sentence2, None
+        return sentence1 + sentence2, condition + condition
+
+    def pair_vectors(self, input_ids, attention_mask, token_type_ids):
+        vectors = self.embed(input_ids, attention_mask, token_type_ids)
+        return vectors.chunk(2, dim=0)
+
+    def forward(self, input_ids, attention_mask, token_type_ids=None, return_embeddings=False):
+        h1, h2 = self.pair_vectors(input_ids, attention_mask, token_type_ids)
+        scores = F.cosine_similarity(h1, h2, dim=-1)
+        if return_embeddings:
+            return SimilarityOutput(scores=scores, embeddings1=h1, embeddings2=h2)
+        return SimilarityOutput(scores=scores)
+
+    def save_pretrained(self, path):
+        path = super().save_pretrained(path)
+        if not self.conditional:
+            self.save_sentence_transformer(path)
+        return path
+
+    def save_sentence_transformer(self, path: str | Path) -> None:
+        """Add the sentence-transformers files (modules.json, pooling) beside the saved encoder."""
+        from sentence_transformers import SentenceTransformer
+        from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+
+        transformer = Transformer(str(path), max_seq_length=self.max_length)
+        st = SentenceTransformer(modules=[transformer, Pooling(self.dim, pooling_mode=self.pooling)])
+        st.save(str(path), create_model_card=False)
+
+
+class TriEncoder(BiEncoder):
+    """s1, s2 and the condition encoded apart; the transformed condition conditions each sentence."""
+
+    kind = "tri"
+
+    def __init__(self, encoder, tokenizer, *, combine: str = "hadamard", **options):
+        options.setdefault("conditional", True)
+        super().__init__(encoder, tokenizer, **options)
+        if not self.conditional:
+            raise ValueError("a tri-encoder needs a condition (conditional=True)")
+        if combine not in TRI_COMBINES:
+            raise ValueError(f"combine must be one of {TRI_COMBINES}, got {combine!r}")
+        self.combine = combine
+        self.condition_transform = nn.Linear(self.dim, self.dim)
+        self.concat_linear = nn.Linear(2 * self.dim, self.dim) if combine == "concat" else None
+
+    def options(self):
+        return {**super().options(), "combine": self.combine}
+
+    def texts(self, sentence1, sentence2, condition):
+        return sentence1 + sentence2 + condition, None
+
+    def pair_vectors(self, input_ids, attention_mask, token_type_ids):
+        s1, s2, c = self.embed(input_ids, attention_mask, token_type_ids).chunk(3, dim=0)
+        c = self.condition_transform(c)
+        if self.combine == "hadamard":
+            return s1 * c, s2 * c
+        return (self.concat_linear(torch.cat([s1, c], dim=-1)),
+                self.concat_linear(torch.cat([s2, c], dim=-1)))
+
+    def save_pretrained(self, path):
+        return PairEncoder.save_pretrained(self, path)
+
+
+MODEL_CLASSES: dict[str, type[PairEncoder]] = {
+    cls.kind: cls for cls in (CrossEncoder, BiEncoder, TriEncoder)
+}
+
+
+def build_model(kind: str, encoder_path: str | Path, *, seed: int = 0, **options) -> PairEncoder:
+    """A new ``kind`` ('cross' | 'bi' | 'tri') encoder over the pretrained transformer at a path;
+    new head weights are drawn from ``torch.manual_seed(seed)`` (global RNG state untouched)."""
+    if kind not in MODEL_CLASSES:
+        raise ValueError(f"encoder must be one of {ENCODER_KINDS}, got {kind!r}")
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return MODEL_CLASSES[kind].from_encoder(encoder_path, **options)

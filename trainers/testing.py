@@ -1,0 +1,70 @@
+"""Tiny random BERTs and learnable toy pair sets, for tests and smoke runs (CPU, seconds)."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import datasets
+import torch
+from transformers import BertConfig, BertModel, BertTokenizer
+
+COLOURS = ("red", "blue", "green", "yellow")
+SHAPES = ("circle", "square", "triangle", "star")
+SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
+
+def tiny_encoder(path: str | Path, *, hidden: int = 32, layers: int = 2, seed: int = 0,
+                 dropout: float = 0.0) -> Path:
+    """Save a random BERT (``hidden`` wide, ``layers`` deep) and its word-level tokenizer at
+    ``path``; dropout 0 by default so runs are deterministic across process counts."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    vocab = path / "vocab.txt"
+    words = [*SPECIAL, "a", "the", "is", "and", "colour", "shape", *COLOURS, *SHAPES]
+    vocab.write_text("\n".join(words) + "\n")
+    BertTokenizer(vocab=str(vocab)).save_pretrained(path)
+    torch.manual_seed(seed)
+    config = BertConfig(vocab_size=len(words), hidden_size=hidden, num_hidden_layers=layers,
+                        num_attention_heads=2, intermediate_size=2 * hidden,
+                        max_position_embeddings=64, hidden_dropout_prob=dropout,
+                        attention_probs_dropout_prob=dropout)
+    BertModel(config).save_pretrained(path)
+    return path
+
+
+def toy_pairs(score_range: tuple[float, float] = (0.0, 1.0),
+              condition: str | None = None) -> datasets.Dataset:
+    """All pairs of "a <colour> <shape>" objects; score = shared attributes / 2 on ``score_range``
+    (with ``condition``: the same rows plus a constant ``condition`` column)."""
+    lo, hi = score_range
+    things = list(itertools.product(COLOURS, SHAPES))
+    rows = {"sentence1": [], "sentence2": [], "score": []}
+    for (c1, s1), (c2, s2) in itertools.combinations(things, 2):
+        rows["sentence1"].append(f"a {c1} {s1}")
+        rows["sentence2"].append(f"the {c2} {s2}")
+        rows["score"].append(lo + (hi - lo) * ((c1 == c2) + (s1 == s2)) / 2)
+    pairs = datasets.Dataset.from_dict(rows, features=datasets.Features({
+        "sentence1": datasets.Value("string"), "sentence2": datasets.Value("string"),
+        "score": datasets.Value("float32")}))
+    return pairs if condition is None else pairs.add_column("condition", [condition] * len(pairs))
+
+
+def toy_conditional_pairs(score_range: tuple[float, float] = (1.0, 5.0)) -> datasets.Dataset:
+    """C-STS-shaped toy: pairs sharing exactly one attribute, each twice -- under the condition
+    naming the shared attribute (high score) and under the other one (low score)."""
+    lo, hi = score_range
+    rows = {"sentence1": [], "sentence2": [], "condition": [], "score": []}
+    things = list(itertools.product(COLOURS, SHAPES))
+    for (c1, s1), (c2, s2) in itertools.combinations(things, 2):
+        if (c1 == c2) == (s1 == s2):
+            continue
+        shared = "colour" if c1 == c2 else "shape"
+        for condition in ("colour", "shape"):
+            rows["sentence1"].append(f"a {c1} {s1}")
+            rows["sentence2"].append(f"a {c2} {s2}")
+            rows["condition"].append(f"the {condition}")
+            rows["score"].append(hi if condition == shared else lo)
+    return datasets.Dataset.from_dict(rows, features=datasets.Features({
+        "sentence1": datasets.Value("string"), "sentence2": datasets.Value("string"),
+        "condition": datasets.Value("string"), "score": datasets.Value("float32")}))
