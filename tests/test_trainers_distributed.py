@@ -61,11 +61,11 @@ class KillAt(TrainerCallback):
             raise KeyboardInterrupt(f"killed at step {self.step}")
 
 
-@pytest.mark.parametrize("encoder", ["cross", "bi"])
-def test_killed_run_resumes_to_the_same_metrics(toy_folder, tmp_path, encoder):
+def test_killed_run_resumes_to_the_same_metrics(toy_folder, tmp_path):
     path = tiny_encoder(tmp_path / "enc", dropout=0.1)  # dropout: the RNG state must resume too
     data = load_pairs(str(toy_folder), score_range=(0, 1))
-    options = FitOptions(encoder=encoder, max_steps=8, batch_size=8, learning_rate=3e-3,
+    # a cross-encoder: its new head's weights and the encoder's must both come back
+    options = FitOptions(encoder="cross", max_steps=8, batch_size=8, learning_rate=3e-3,
                          warmup=0.0)
     straight = fit(data, path, tmp_path / "straight", options)
     with pytest.raises(KeyboardInterrupt):

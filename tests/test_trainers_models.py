@@ -132,3 +132,21 @@ def test_quadruplet_batches_hold_whole_high_low_groups(encoder_path, toy, tmp_pa
         first = [model.tokenizer.decode(i, skip_special_tokens=True).split(" the ")[0]
                  for i in ids[:n]]
         assert first[0::2] == first[1::2]  # both rows of a group: the same sentence pair
+
+
+@pytest.mark.parametrize("objective", ["mse", "quad", "quad+mse", "cosent"])
+def test_trainer_optimises_the_chosen_objective(encoder_path, toy, tmp_path, objective):
+    data = toy["conditional"]
+    model = build_model("bi", encoder_path, conditional=True)  # no dropout: deterministic
+    trainer = PairTrainer(model, training_arguments(str(tmp_path), batch_size=8),
+                          objective=objective, train_dataset=data)
+    batch = next(iter(trainer.get_train_dataloader()))
+    model.train()
+    got = trainer.compute_loss(model, dict(batch)).item()
+    labels = batch.pop("labels")
+    out = model(**batch, return_embeddings=True)
+    expected = objective_loss(objective, out.scores, labels, out.embeddings1,
+                              out.embeddings2).item()
+    assert got == pytest.approx(expected, rel=1e-6)
+    if objective != "mse":  # and it is not the MSE
+        assert got != pytest.approx(objective_loss("mse", out.scores, labels).item(), rel=1e-3)

@@ -119,9 +119,8 @@ class PairTrainer(Trainer):
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         labels = inputs.pop("labels")
-        quad = "quad" in self.objective and model.training
-        outputs = model(**inputs, return_embeddings=quad)
-        objective = self.objective if quad else "mse"
+        objective = self.objective if model.training else "mse"  # eval batches are not grouped
+        outputs = model(**inputs, return_embeddings="quad" in objective)
         loss = objective_loss(objective, outputs.scores, labels, outputs.embeddings1,
                               outputs.embeddings2, self.quadruplet_loss)
         return (loss, {"scores": outputs.scores.float()}) if return_outputs else loss
