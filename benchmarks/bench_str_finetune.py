@@ -34,6 +34,7 @@ PAPER_CV = {"STS": 0.79, "SNLI": 0.80, "Stance": 0.49, "Goodreads": 0.73, "Wikip
             "Formality": 0.86, "ParaNMT": 0.80}  # Abdalla et al., Table 6, SBERT(RoBERTa) CV
 RUNS = ("cross", "bi", "st")
 HYPERPARAMETERS = ("epochs", "batch_size", "lr", "warmup", "weight_decay", "seed")
+OURS_ONLY = ("group_by_length",)  # sentence-transformers' trainer has no length grouping
 
 
 def run_ours(run: str, data, model: Path, out: Path, args) -> dict:
@@ -41,7 +42,8 @@ def run_ours(run: str, data, model: Path, out: Path, args) -> dict:
     encoder, _, objective = run.partition(":")
     options = FitOptions(encoder=encoder, objective=objective or "mse", epochs=args.epochs,
                          batch_size=args.batch_size, learning_rate=args.lr, warmup=args.warmup,
-                         weight_decay=args.weight_decay, seed=args.seed)
+                         weight_decay=args.weight_decay, seed=args.seed,
+                         group_by_length=args.group_by_length)
     result = fit(data, model, out, options)
     return {"spearman": result.spearman, "pearson": result.pearson,
             "per_source": result.per_source, "train_seconds": result.train_seconds,
@@ -100,6 +102,7 @@ def throughput(data, model: Path, out: Path, args) -> None:
                                               seed=args.seed, max_steps=steps,
                                               logging_strategy="no")
                 result = PairTrainer(encoder, training, objective=run.partition(":")[2] or "mse",
+                                     group_by_length=args.group_by_length,
                                      train_dataset=train).train()
                 seconds = float(result.metrics["train_runtime"])
             measured[run].append(pairs / seconds)
@@ -146,6 +149,8 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=0.1)
     parser.add_argument("--weight-decay", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--group-by-length", action=argparse.BooleanOptionalAction, default=True,
+                        help="ours: batch pairs of similar token length (less padding)")
     parser.add_argument("--mirror", help="upstream mirror ($SEMREL_MIRROR)")
     parser.add_argument("--out", default="build/bench")
     parser.add_argument("--force", action="store_true", help="re-run finished (fold, run)s")
@@ -167,7 +172,7 @@ def main() -> None:
     model = minilm_path()  # sha256-verified
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else \
         f"CPU ({platform.processor() or platform.machine()}, {torch.get_num_threads()} threads)"
-    settings = {k: getattr(args, k) for k in HYPERPARAMETERS}
+    settings = {k: getattr(args, k) for k in HYPERPARAMETERS + OURS_ONLY}
     print(f"MiniLM {model} (sha256 verified); {device}; {settings}")
     if args.throughput_steps:
         throughput(load_pairs("str-2021", f"cv-fold-{folds[0]}", mirror=args.mirror), model,
@@ -178,7 +183,9 @@ def main() -> None:
         for run in runs:
             key = f"{fold}/{run}"
             stored = results.get(key, {}).get("settings", {})
-            if not args.force and {k: stored.get(k) for k in HYPERPARAMETERS} == settings:
+            keys = HYPERPARAMETERS if run == "st" else HYPERPARAMETERS + OURS_ONLY
+            run_settings = {k: settings[k] for k in keys}
+            if not args.force and {k: stored.get(k) for k in keys} == run_settings:
                 print(f"fold {fold} {run}: stored result reused")
                 continue
             start = time.perf_counter()
@@ -190,7 +197,7 @@ def main() -> None:
             measured["wall_seconds"] = time.perf_counter() - start
             if torch.cuda.is_available():
                 measured["peak_gpu_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
-            results[key] = {**measured, "settings": settings, "device": device}
+            results[key] = {**measured, "settings": run_settings, "device": device}
             store.write_text(json.dumps(results, indent=2))
             print(f"fold {fold} {run}: Spearman {measured['spearman']:.4f}, "
                   f"{measured['pairs_per_second']:.1f} pairs/s, "

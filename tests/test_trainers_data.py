@@ -103,6 +103,36 @@ def test_group_sampler_keeps_groups_whole_and_is_seeded():
     assert list(GroupBatchSampler(groups, batch_size=6, seed=4)) != batches
 
 
+def test_length_grouping_cuts_padding_and_keeps_every_row_once():
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(5, 120, size=1000)
+    rows = np.arange(1000)[:, None]
+    grouped = list(GroupBatchSampler(rows, 16, seed=1, lengths=lengths))
+    plain = list(GroupBatchSampler(rows, 16, seed=1))
+    assert sorted(i for b in grouped for i in b) == list(range(1000))
+    assert [len(b) for b in grouped] == [16] * 62 + [8]  # the partial batch stays last
+    padded = lambda batches: sum(len(b) * lengths[b].max() for b in batches)  # noqa: E731
+    real = lengths.sum()
+    assert padded(plain) > 1.5 * real and padded(grouped) < 1.15 * real
+    sampler = GroupBatchSampler(rows, 16, seed=1, lengths=lengths)
+    assert list(sampler) == grouped
+    sampler.set_epoch(1)
+    assert list(sampler) != grouped
+    with pytest.raises(ValueError, match="one value per group"):
+        GroupBatchSampler(rows, 16, lengths=lengths[:10])
+
+
+def test_length_grouped_shards_form_the_single_process_batches():
+    """Two processes with batch 4 (consecutive batches go to rank 0, 1) see the same global
+    batches as one process with batch 8 -- so a torchrun run matches a single-process one."""
+    lengths = np.random.default_rng(2).integers(1, 50, size=203)
+    groups = np.arange(406).reshape(-1, 2)
+    one = list(GroupBatchSampler(groups, 8, seed=5, lengths=lengths))
+    two = list(GroupBatchSampler(groups, 4, seed=5, lengths=lengths, world_size=2))
+    assert [sorted(two[i] + (two[i + 1] if i + 1 < len(two) else [])) for i in
+            range(0, len(two), 2)] == [sorted(b) for b in one]
+
+
 def test_group_sampler_refuses_odd_batches():
     with pytest.raises(ValueError, match="even batch size"):
         GroupBatchSampler(np.array([[0, 1], [2, 3]]), batch_size=5)

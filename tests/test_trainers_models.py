@@ -3,6 +3,7 @@ and save -> reload gives identical predictions."""
 
 from __future__ import annotations
 
+import datasets
 import numpy as np
 import pytest
 import torch
@@ -150,3 +151,23 @@ def test_trainer_optimises_the_chosen_objective(encoder_path, toy, tmp_path, obj
     assert got == pytest.approx(expected, rel=1e-6)
     if objective != "mse":  # and it is not the MSE
         assert got != pytest.approx(objective_loss("mse", out.scores, labels).item(), rel=1e-3)
+
+
+def test_length_grouped_training_batches_pad_less(encoder_path, tmp_path):
+    words = ["a red star", "the blue green yellow red circle square star triangle and a shape"]
+    texts = [words[i % 2] for i in range(256)]  # half the pairs short, half long
+    data = prepare_pairs(datasets.Dataset.from_dict({
+        "sentence1": texts, "sentence2": texts, "score": [0.5] * 256}), (0.0, 1.0),
+        where="toy")
+    model = build_model("bi", encoder_path)
+    lengths = model.token_lengths(data["sentence1"], data["sentence2"])
+    assert set(lengths.tolist()) == {5, 14}  # [CLS] + words + [SEP]; a pair: its longest text
+    args = training_arguments(str(tmp_path), batch_size=8)
+    widths = {grouping: [b["input_ids"].shape[1] for b in PairTrainer(
+        model, args, group_by_length=grouping, train_dataset=data).get_train_dataloader()]
+        for grouping in (False, True)}
+    assert len(widths[True]) == len(widths[False]) == 32
+    # P(8 random pairs all short) = 1/256; sorted windows of 64 pairs give several short batches
+    assert widths[False].count(5) <= 2 and widths[True].count(5) >= 8
+    cross = build_model("cross", encoder_path)
+    assert cross.token_lengths(["a red star"], ["the blue circle"]).tolist() == [9]

@@ -43,7 +43,7 @@ def _fit_args(parser: argparse.ArgumentParser) -> None:
         flag = "--" + f.name.replace("_", "-")
         default = getattr(defaults, f.name)
         if isinstance(default, bool):
-            parser.add_argument(flag, action="store_true")
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
         else:
             parser.add_argument(flag, type=type(default), default=default,
                                 choices=choices.get(f.name))

@@ -142,6 +142,18 @@ class PairEncoder(nn.Module):
         return self.tokenizer(first, second, padding=True, truncation=True,
                               max_length=self.max_length, return_tensors="pt")
 
+    def token_lengths(self, sentence1: list[str], sentence2: list[str],
+                      condition: list[str] | None = None) -> np.ndarray:
+        """Per pair, the padded width it forces on a batch: the token count of its longest
+        sequence (cross: the joint sequence; bi/tri: the longest of its texts)."""
+        if self.conditional and condition is None:
+            raise ValueError(f"this {self.kind}-encoder is conditional: give a condition column")
+        first, second = self.texts(list(sentence1), list(sentence2),
+                                   list(condition) if self.conditional else None)
+        ids = self.tokenizer(first, second, truncation=True, max_length=self.max_length)
+        lengths = np.array([len(x) for x in ids["input_ids"]], dtype=np.int64)
+        return lengths.reshape(-1, len(sentence1)).max(axis=0)
+
     def embed(self, input_ids, attention_mask, token_type_ids=None) -> torch.Tensor:
         hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
                               token_type_ids=token_type_ids).last_hidden_state

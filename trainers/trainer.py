@@ -89,12 +89,14 @@ class PairTrainer(Trainer):
     (high, low) condition groups before tokenisation and batched by
     :class:`~trainers.samplers.GroupBatchSampler`; ``skip_tied_groups`` drops groups whose two
     scores are equal (counted in ``n_skipped_ties``); ``train_name`` names the training data in
-    those errors. Evaluation loss is the MSE term alone.
+    those errors. ``group_by_length`` batches rows (or groups) of similar token length together
+    (same sampler, lengths from :meth:`~trainers.models.PairEncoder.token_lengths`), so dynamic
+    padding wastes little. Evaluation keeps the dataset order; its loss is the MSE term alone.
     """
 
     def __init__(self, model: PairEncoder, args: TrainingArguments, *, objective: str = "mse",
                  margin: float = 1.0, skip_tied_groups: bool = False,
-                 train_name: str = "train_dataset", **kwargs):
+                 group_by_length: bool = False, train_name: str = "train_dataset", **kwargs):
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         if "quad" in objective:
@@ -109,7 +111,7 @@ class PairTrainer(Trainer):
             raise ValueError("PairTrainer needs remove_unused_columns=False (rows are tokenised "
                              "per batch from their text columns); use training_arguments()")
         self.objective, self.train_name = objective, train_name
-        self.skip_tied_groups = skip_tied_groups
+        self.skip_tied_groups, self.group_by_length = skip_tied_groups, group_by_length
         self.quadruplet_loss = QuadrupletLoss(margin)
         self.n_skipped_ties = 0
         kwargs.setdefault("data_collator", PairCollator(model))
@@ -125,15 +127,33 @@ class PairTrainer(Trainer):
                               outputs.embeddings2, self.quadruplet_loss)
         return (loss, {"scores": outputs.scores.float()}) if return_outputs else loss
 
+    def train_batch_sampler(self) -> GroupBatchSampler | None:
+        """Whole (high, low) groups for quadruplet objectives, rows grouped by length with
+        ``group_by_length``; ``None`` leaves the Trainer's random sampler."""
+        quadruplet = "quad" in self.objective
+        if not (quadruplet or self.group_by_length):
+            return None
+        data = self.train_dataset
+        if quadruplet:
+            groups = condition_groups(data, where=self.train_name,
+                                      skip_ties=self.skip_tied_groups)
+            self.n_skipped_ties, rows = groups.n_skipped_ties, groups.rows
+        else:
+            rows = np.arange(len(data), dtype=np.int64)[:, None]
+        lengths = None
+        if self.group_by_length:
+            model = self.accelerator.unwrap_model(self.model)
+            per_row = model.token_lengths(data["sentence1"], data["sentence2"],
+                                          data["condition"] if model.conditional else None)
+            lengths = per_row[rows].max(axis=1)
+        seed = self.args.data_seed if self.args.data_seed is not None else self.args.seed
+        return GroupBatchSampler(rows, self.args.per_device_train_batch_size, seed=seed,
+                                 lengths=lengths, world_size=self.args.world_size)
+
     def get_train_dataloader(self) -> DataLoader:
-        if "quad" not in self.objective:
+        sampler = self.train_batch_sampler()
+        if sampler is None:
             return super().get_train_dataloader()
-        groups = condition_groups(self.train_dataset, where=self.train_name,
-                                  skip_ties=self.skip_tied_groups)
-        self.n_skipped_ties = groups.n_skipped_ties
-        sampler = GroupBatchSampler(groups.rows, self.args.per_device_train_batch_size,
-                                    seed=self.args.data_seed if self.args.data_seed is not None
-                                    else self.args.seed)
         loader = DataLoader(self.train_dataset, batch_sampler=sampler,
                             collate_fn=self.data_collator,
                             num_workers=self.args.dataloader_num_workers,

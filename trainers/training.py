@@ -26,7 +26,9 @@ FAMILIES = {"cv": "cv-fold-", "lodo": "lodo-"}
 
 @dataclass(frozen=True)
 class FitOptions:
-    """Model and training hyperparameters of one run (``batch_size`` is per device)."""
+    """Model and training hyperparameters of one run (``batch_size`` is per device;
+    ``group_by_length`` batches pairs of similar token length, see
+    :class:`~trainers.samplers.GroupBatchSampler`)."""
 
     encoder: str = "bi"
     objective: str = "mse"
@@ -42,6 +44,7 @@ class FitOptions:
     max_steps: int = -1
     margin: float = 1.0
     skip_tied_groups: bool = False
+    group_by_length: bool = True
 
 
 @dataclass(frozen=True)
@@ -130,7 +133,8 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
         weight_decay=options.weight_decay, seed=options.seed, max_steps=options.max_steps,
         **saving, **argument_overrides)
     trainer = PairTrainer(model, args, objective=options.objective, margin=options.margin,
-                          skip_tied_groups=options.skip_tied_groups, train_name=train_name,
+                          skip_tied_groups=options.skip_tied_groups,
+                          group_by_length=options.group_by_length, train_name=train_name,
                           train_dataset=train, callbacks=callbacks)
     train_output = trainer.train(resume_from_checkpoint=resume_from_checkpoint)
     prediction = trainer.predict(evaluation)
