@@ -26,7 +26,7 @@ import torch
 from trainers.data import prepare_pairs
 from trainers.losses import OBJECTIVES
 from trainers.models import build_model
-from trainers.pretrained import minilm_path
+from dataset_scripts.pretrained import minilm_path
 from trainers.trainer import PairTrainer, device_kwargs, similarity_scores, training_arguments
 from trainers.training import FitOptions, fit, load_pairs, per_source_spearman
 

@@ -8,11 +8,13 @@ import re
 import datasets
 import numpy as np
 import pytest
+from huggingface_hub import ModelCard
 
 from dataset_scripts.errors import DataValidationError
 from trainers.cli import main
 from trainers.models import PairEncoder
-from trainers.pretrained import MINILM_SHA256, minilm_path
+from dataset_scripts import pretrained
+from dataset_scripts.pretrained import known_base_model, minilm_path
 from trainers.testing import tiny_encoder, toy_conditional_pairs
 
 STR_SOURCES = ["Formality", "Goodreads", "ParaNMT", "SNLI", "STS", "Stance", "Wikipedia"]
@@ -38,6 +40,12 @@ def test_fit_on_a_str_fold_writes_model_card_and_metrics(encoder, mirror, cache_
     for needle in ("Spearman rho", "str-2021/cv-fold-0", "| learning_rate | 2e-05 |",
                    "abdalla-etal-2023-makes", "reimers-gurevych-2019-sentence", "| Stance |"):
         assert needle in card, needle
+    meta = ModelCard.load(out / "README.md").data
+    results = {r.metric_type: r for r in meta.eval_results}
+    assert results["spearmanr"].metric_value == pytest.approx(metrics["spearman"])
+    assert (results["spearmanr"].dataset_type, results["spearmanr"].dataset_config,
+            results["spearmanr"].dataset_split) == ("str-2021", "cv-fold-0", "test")
+    assert meta.base_model is None and meta.license is None  # a random tiny BERT: unknown base
     model = PairEncoder.from_pretrained(out)
     assert model.kind == "bi" and not model.conditional
 
@@ -102,9 +110,13 @@ def test_labels_outside_the_score_range_stop_the_run(encoder, tmp_path):
               "--output", str(tmp_path / "out")])
 
 
-def test_packaged_minilm_is_checksum_verified():
+def test_packaged_minilm_is_checksum_verified(encoder, monkeypatch):
     path = minilm_path()
-    assert (path / "model.safetensors").is_file() and len(MINILM_SHA256) == 64
+    assert known_base_model(path) == ("sentence-transformers/all-MiniLM-L6-v2", "apache-2.0")
+    assert known_base_model(encoder) is None
+    monkeypatch.setattr(pretrained, "MINILM_SHA256", "0" * 64)
+    with pytest.raises(ValueError, match="sha256 .* != expected 0{64}"):
+        minilm_path()
 
 
 def test_quadruplet_run_names_a_broken_condition_group(encoder, csts_dir, tmp_path):

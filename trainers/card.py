@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 
-from huggingface_hub import ModelCard, ModelCardData
+from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
 from dataset_scripts.c_sts.builder import CITATION as CSTS_CITATION  # the conditional encoders' paper
 from dataset_scripts.cards import markdown_table
@@ -36,13 +36,30 @@ def _table(header: tuple[str, str], rows: dict, float_format: str = ".4f") -> st
                                          for k, v in rows.items()])
 
 
-def write_model_card(output_dir: Path, *, model, data, options, result, log_history) -> Path:
-    """Write ``output_dir/README.md`` for a run of :func:`trainers.training.fit`."""
+def eval_results(data, result) -> list[EvalResult]:
+    """The run's metrics as Hub ``model-index`` entries (dataset type = the registry id)."""
+    dataset_id, _, config = data.name.partition("/")
+    return [EvalResult(task_type="semantic-similarity", dataset_type=dataset_id,
+                       dataset_name=data.name, dataset_config=config or None,
+                       dataset_split=result.eval_split, metric_type=metric, metric_value=value)
+            for metric, value in (("pearsonr", result.pearson), ("spearmanr", result.spearman),
+                                  ("mse", result.mse))]
+
+
+def write_model_card(output_dir: Path, *, model, data, options, result, log_history,
+                     base_model: tuple[str, str] | None = None) -> Path:
+    """Write ``output_dir/README.md`` for a run of :func:`trainers.training.fit`;
+    ``base_model`` is (Hub id, licence) of the starting transformer when known."""
     plain_bi = model.kind == "bi" and not model.conditional
     card_data = ModelCardData(
         library_name="sentence-transformers" if plain_bi else "transformers",
+        base_model=base_model[0] if base_model else None,
+        license=base_model[1] if base_model else None,
+        pipeline_tag="sentence-similarity" if plain_bi else None,
         tags=["semrel", "sentence-similarity", f"{model.kind}-encoder"],
         metrics=["pearsonr", "spearmanr", "mse"],
+        model_name=f"{model.kind}-encoder fine-tuned on {data.name}",
+        eval_results=eval_results(data, result),
     )
     losses = {f"{e['epoch']:.2f}": e["loss"] for e in log_history if "loss" in e}
     per_source = (f"\n\nSpearman per source ({result.eval_split} split):\n\n"

@@ -16,6 +16,8 @@ from pathlib import Path
 import datasets
 import numpy as np
 
+from dataset_scripts.pretrained import known_base_model
+
 from .card import write_model_card
 from .data import prepare_pairs, unscale
 from .models import PairEncoder, build_model
@@ -155,7 +157,8 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
         model.save_pretrained(output_dir)
         (output_dir / "metrics.json").write_text(json.dumps(asdict(result), indent=2))
         write_model_card(output_dir, model=model, data=data, options=options, result=result,
-                         log_history=trainer.state.log_history)
+                         log_history=trainer.state.log_history,
+                         base_model=known_base_model(model_path))
     return result
 
 

