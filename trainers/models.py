@@ -132,26 +132,27 @@ class PairEncoder(nn.Module):
         """(first texts, second texts or None) handed to the tokenizer."""
         raise NotImplementedError
 
-    def tokenize(self, sentence1: list[str], sentence2: list[str],
-                 condition: list[str] | None = None):
-        """A padded (to the longest in this batch) tensor batch for :meth:`forward`."""
+    def _encode(self, sentence1, sentence2, condition, **tokenizer_options):
+        """The tokenizer over :meth:`texts` (truncated to ``max_length``); a conditional model
+        without a condition is an error."""
         if self.conditional and condition is None:
             raise ValueError(f"this {self.kind}-encoder is conditional: give a condition column")
         first, second = self.texts(list(sentence1), list(sentence2),
                                    list(condition) if self.conditional else None)
-        return self.tokenizer(first, second, padding=True, truncation=True,
-                              max_length=self.max_length, return_tensors="pt")
+        return self.tokenizer(first, second, truncation=True, max_length=self.max_length,
+                              **tokenizer_options)
+
+    def tokenize(self, sentence1: list[str], sentence2: list[str],
+                 condition: list[str] | None = None):
+        """A padded (to the longest in this batch) tensor batch for :meth:`forward`."""
+        return self._encode(sentence1, sentence2, condition, padding=True, return_tensors="pt")
 
     def token_lengths(self, sentence1: list[str], sentence2: list[str],
                       condition: list[str] | None = None) -> np.ndarray:
         """Per pair, the padded width it forces on a batch: the token count of its longest
         sequence (cross: the joint sequence; bi/tri: the longest of its texts)."""
-        if self.conditional and condition is None:
-            raise ValueError(f"this {self.kind}-encoder is conditional: give a condition column")
-        first, second = self.texts(list(sentence1), list(sentence2),
-                                   list(condition) if self.conditional else None)
-        ids = self.tokenizer(first, second, truncation=True, max_length=self.max_length)
-        lengths = np.array([len(x) for x in ids["input_ids"]], dtype=np.int64)
+        ids = self._encode(sentence1, sentence2, condition)["input_ids"]
+        lengths = np.array([len(x) for x in ids], dtype=np.int64)
         return lengths.reshape(-1, len(sentence1)).max(axis=0)
 
     def embed(self, input_ids, attention_mask, token_type_ids=None) -> torch.Tensor:
