@@ -156,8 +156,8 @@ def test_bad_rows_name_file_row_and_rule(tmp_path, split, row, rule):
 def test_pairs_config_needs_each_pair_twice(tmp_path):
     rows = {**ROWS, "train": ROWS["train"] + '"Two dogs run, fast.",A cat sleeps.,Their size,1.0\n'}
     folder = write_csvs(tmp_path / "plain", rows)
-    with pytest.raises(DataValidationError, match=r"row 3: each sentence pair must appear "
-                                                  r"exactly twice.*rows \[3, 4, 5\]"):
+    with pytest.raises(DataValidationError, match=r"row 3: a condition group .* must hold "
+                                                  r"exactly 2 rows.*rows \[3, 4, 5\]"):
         load("c-sts", "pairs", data_dir=folder, cache_dir=tmp_path / "cache")
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from dataset_scripts.c_sts import condition_groups as sentence_pair_groups
 from dataset_scripts.errors import DataValidationError
 
 logger = logging.getLogger(__name__)
@@ -97,21 +98,9 @@ def condition_groups(ds: datasets.Dataset, *, where: str,
     otherwise undefined) -- ``skip_ties=True`` drops tied groups instead and counts them.
     Grouping happens on the raw text, before tokenisation.
     """
-    frame = pd.DataFrame({"s1": ds["sentence1"], "s2": ds["sentence2"],
-                          "label": np.asarray(ds["labels"], dtype=np.float64)})
-    groups = frame.groupby(["s1", "s2"], sort=False).indices
-    sizes = {key: len(rows) for key, rows in groups.items()}
-    bad = [rows for key, rows in groups.items() if sizes[key] != 2]
-    if bad:
-        rows = sorted(bad, key=lambda r: r[0])[0]
-        raise DataValidationError(
-            where, int(rows[0]) + 1,
-            "a condition group (rows with the same sentence1 and sentence2) must hold exactly "
-            "2 rows: a high- and a low-similarity condition",
-            f"rows {[int(r) + 1 for r in rows]} form a group of {len(rows)}; "
-            f"{len(bad)} such group(s) in all")
-    pairs = np.array(sorted(groups.values(), key=lambda r: r[0]), dtype=np.int64).reshape(-1, 2)
-    labels = frame["label"].to_numpy()
+    groups = sentence_pair_groups(where, ds["sentence1"], ds["sentence2"])
+    pairs = np.array(groups, dtype=np.int64).reshape(-1, 2)
+    labels = np.asarray(ds["labels"], dtype=np.float64)
     a, b = labels[pairs[:, 0]], labels[pairs[:, 1]]
     tied = a == b
     if tied.any() and not skip_ties:

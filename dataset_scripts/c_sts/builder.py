@@ -129,21 +129,37 @@ def _label(name: str, row_no: int, raw: str | None, split: str) -> float | None:
     return value
 
 
+def condition_groups(where: str, sentence1: list[str], sentence2: list[str]) -> list[list[int]]:
+    """0-based row indices of each (sentence1, sentence2) pair, in order of first appearance.
+
+    C-STS (Deshpande et al. 2023 §2) gives every sentence pair a high- and a low-similarity
+    condition, so each group must hold exactly 2 rows; otherwise the error names the first bad
+    group's rows (1-based) and counts the bad groups.
+    """
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, key in enumerate(zip(sentence1, sentence2)):
+        groups.setdefault(key, []).append(i)
+    bad = [members for members in groups.values() if len(members) != 2]
+    if bad:
+        members = bad[0]
+        raise DataValidationError(
+            where, members[0] + 1,
+            "a condition group (rows with the same sentence1 and sentence2) must hold exactly "
+            "2 rows: a high- and a low-similarity condition",
+            f"rows {[m + 1 for m in members]} form a group of {len(members)}; "
+            f"{len(bad)} such group(s) in all")
+    return list(groups.values())
+
+
 def condition_pairs(name: str, rows: list[dict]) -> list[dict]:
     """One row per sentence pair with both of its conditions and scores, in file order."""
-    groups: dict[tuple[str, str], list[int]] = {}
-    for i, row in enumerate(rows):
-        groups.setdefault((row["sentence1"], row["sentence2"]), []).append(i)
     out = []
-    for (s1, s2), members in groups.items():
-        if len(members) != 2:
-            raise DataValidationError(name, members[0] + 1, "each sentence pair must appear "
-                                      "exactly twice (a high and a low condition)",
-                                      f"rows {[m + 1 for m in members]}")
-        a, b = (rows[m] for m in members)
-        out.append({"sentence1": s1, "sentence2": s2, "condition1": a["condition"],
-                    "score1": a["score"], "condition2": b["condition"], "score2": b["score"],
-                    "_row": members[0] + 1})
+    for first, second in condition_groups(name, [r["sentence1"] for r in rows],
+                                          [r["sentence2"] for r in rows]):
+        a, b = rows[first], rows[second]
+        out.append({"sentence1": a["sentence1"], "sentence2": a["sentence2"],
+                    "condition1": a["condition"], "score1": a["score"],
+                    "condition2": b["condition"], "score2": b["score"], "_row": first + 1})
     return out
 
 
