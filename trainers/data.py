@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from dataset_scripts.c_sts import condition_groups as sentence_pair_groups
+from dataset_scripts.c_sts import sentence_pair_groups
 from dataset_scripts.errors import DataValidationError
 
 logger = logging.getLogger(__name__)

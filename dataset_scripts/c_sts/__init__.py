@@ -1,4 +1,5 @@
-from .builder import SOURCE, CSts, condition_groups, read_split, user_files
+from .builder import SOURCE, CSts, read_split, sentence_pair_groups, user_files
 from .crypto import openssl_decrypt, read_tar_members
 
-__all__ = ["SOURCE", "CSts", "condition_groups", "read_split", "user_files", "openssl_decrypt", "read_tar_members"]
+__all__ = ["SOURCE", "CSts", "read_split", "sentence_pair_groups", "user_files",
+           "openssl_decrypt", "read_tar_members"]

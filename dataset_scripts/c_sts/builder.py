@@ -129,7 +129,8 @@ def _label(name: str, row_no: int, raw: str | None, split: str) -> float | None:
     return value
 
 
-def condition_groups(where: str, sentence1: list[str], sentence2: list[str]) -> list[list[int]]:
+def sentence_pair_groups(where: str, sentence1: list[str],
+                         sentence2: list[str]) -> list[list[int]]:
     """0-based row indices of each (sentence1, sentence2) pair, in order of first appearance.
 
     C-STS (Deshpande et al. 2023 §2) gives every sentence pair a high- and a low-similarity
@@ -154,8 +155,8 @@ def condition_groups(where: str, sentence1: list[str], sentence2: list[str]) -> 
 def condition_pairs(name: str, rows: list[dict]) -> list[dict]:
     """One row per sentence pair with both of its conditions and scores, in file order."""
     out = []
-    for first, second in condition_groups(name, [r["sentence1"] for r in rows],
-                                          [r["sentence2"] for r in rows]):
+    for first, second in sentence_pair_groups(name, [r["sentence1"] for r in rows],
+                                              [r["sentence2"] for r in rows]):
         a, b = rows[first], rows[second]
         out.append({"sentence1": a["sentence1"], "sentence2": a["sentence2"],
                     "condition1": a["condition"], "score1": a["score"],
