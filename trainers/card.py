@@ -59,12 +59,18 @@ def write_model_card(output_dir: Path, *, model, data, options, result, log_hist
         tags=["semrel", "sentence-similarity", f"{model.kind}-encoder"],
         metrics=["pearsonr", "spearmanr", "mse"],
         model_name=f"{model.kind}-encoder fine-tuned on {data.name}",
-        eval_results=eval_results(data, result),
+        eval_results=eval_results(data, result) if result.spearman is not None else None,
     )
     losses = {f"{e['epoch']:.2f}": e["loss"] for e in log_history if "loss" in e}
     per_source = (f"\n\nSpearman per source ({result.eval_split} split):\n\n"
                   + _table(("source", "Spearman"), result.per_source)) if result.per_source else ""
     lo, hi = data.score_range
+    metrics = (f"On the `{result.eval_split}` split, scores and labels on the [0, 1] label "
+               "scale:\n\n" + _table(("metric", "value"), {
+                   "Pearson r": result.pearson, "Spearman rho": result.spearman,
+                   "MSE": result.mse})) if result.eval_split else \
+        (f"Not evaluated: trained on all {result.train_pairs} pairs of `{data.name}` (it has no "
+         "validation or test split); see the CV of the same recipe for its expected quality.")
     load_line = ("from sentence_transformers import SentenceTransformer\n"
                  "model = SentenceTransformer(path)  # also loads as a plain ST model\n") \
         if plain_bi else ""
@@ -78,10 +84,7 @@ Trained with `python -m trainers` (semrel) on the `train` split, objective `{opt
 
 ## Metrics
 
-On the `{result.eval_split}` split, scores and labels on the [0, 1] label scale:
-
-{_table(("metric", "value"),
-        {"Pearson r": result.pearson, "Spearman rho": result.spearman, "MSE": result.mse})}{per_source}
+{metrics}{per_source}
 
 ## Data
 

@@ -17,8 +17,11 @@ from dataclasses import fields
 from .losses import OBJECTIVES
 from .models import ENCODER_KINDS, POOLINGS, TRI_COMBINES
 from .pretrained import resolve_model
-from .training import FAMILIES, FitOptions, cross_validate, fit, load_pairs, mean_scores, predict, \
-    write_submission
+from dataset_scripts.pretrained import PACKAGED_MODELS
+
+from .ensemble import METHODS, Ensemble
+from .training import COMPILE_MODES, FAMILIES, FitOptions, cross_validate, cross_validate_members, fit, \
+    load_pairs, mean_scores, parse_member, predict, write_submission
 
 
 def _data_args(parser: argparse.ArgumentParser) -> None:
@@ -34,11 +37,12 @@ def _data_args(parser: argparse.ArgumentParser) -> None:
 
 def _fit_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", required=True,
-                        help="pretrained transformer folder, or 'minilm' (packaged, verified)")
+                        help="pretrained transformer folder, or a packaged verified model: "
+                             "'minilm' or 'mpnet' (see `python -m trainers models`)")
     parser.add_argument("--output", required=True, help="output folder")
     defaults = FitOptions()
     choices = {"encoder": ENCODER_KINDS, "objective": OBJECTIVES, "pooling": POOLINGS,
-               "combine": TRI_COMBINES}
+               "combine": TRI_COMBINES, "compile": COMPILE_MODES}
     for f in fields(FitOptions):
         flag = "--" + f.name.replace("_", "-")
         default = getattr(defaults, f.name)
@@ -62,11 +66,25 @@ def _options(args) -> FitOptions:
 
 
 def _print_scores(name: str, result) -> None:
+    if result.spearman is None:
+        print(f"{name}: trained on {result.train_pairs} pairs, not evaluated (no validation or "
+              f"test split; {result.pairs_per_second:.1f} pairs/s, {result.train_seconds:.0f} s)")
+        return
     print(f"{name}: Spearman {result.spearman:.4f}  Pearson {result.pearson:.4f}  "
           f"MSE {result.mse:.4f}  ({result.pairs_per_second:.1f} pairs/s, "
           f"{result.train_seconds:.0f} s)")
     for source, rho in result.per_source.items():
         print(f"    {source:<12} {rho:.4f}")
+
+
+def _print_ensemble(ensemble) -> None:
+    names = list(next(iter(ensemble.folds.values())))
+    print("Spearman per fold: members, then their rank average and out-of-fold stack")
+    print(f"{'fold':<12}" + "".join(f"{n[:22]:>24}" for n in names))
+    for fold, scores in ensemble.folds.items():
+        print(f"{fold:<12}" + "".join(f"{scores[n]:>24.4f}" for n in names))
+    mean = ensemble.mean()
+    print(f"{'mean':<12}" + "".join(f"{mean[n]:>24.4f}" for n in names))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,6 +101,20 @@ def main(argv: list[str] | None = None) -> int:
     _data_args(p_cv)
     p_cv.add_argument("--family", choices=sorted(FAMILIES), default="cv")
     _fit_args(p_cv)
+    p_cv.add_argument("--member", action="append", metavar="ENCODER@MODEL[,OPT=VALUE...]",
+                      help="train this member too (repeat): e.g. bi@mpnet or "
+                           "cross@minilm,learning_rate=3e-5 (options default to the flags "
+                           "above); with >= 2 members, report their rank and stack ensembles")
+    p_ens = commands.add_parser("ensemble", help="combine trained models into an ensemble folder")
+    p_ens.add_argument("--member", action="append", required=True, metavar="DIR",
+                       help="a model folder written by fit (repeat)")
+    p_ens.add_argument("--method", choices=METHODS, default="rank")
+    p_ens.add_argument("--weights", type=float, nargs="+", help="rank: one weight per member")
+    p_ens.add_argument("--cv-dir", action="append", metavar="DIR",
+                       help="stack: each member's CV folder (same order), whose out-of-fold "
+                            "predictions fit the weights")
+    p_ens.add_argument("--output", required=True, help="ensemble folder")
+    commands.add_parser("models", help="the packaged verified models and how to get them")
     p_predict = commands.add_parser("predict", help="predict a split; write submission JSON")
     _data_args(p_predict)
     p_predict.add_argument("--config", default="default")
@@ -99,6 +131,23 @@ def main(argv: list[str] | None = None) -> int:
                      save_steps=args.save_steps)
         _print_scores(f"{args.dataset}/{args.config} ({result.eval_split})", result)
         print(f"model, README.md and metrics.json in {args.output}")
+    elif args.command == "cv" and args.member:
+        members = [parse_member(spec, _options(args)) for spec in args.member]
+        members = [(name, resolve_model(model), options) for name, model, options in members]
+        results, ensemble = cross_validate_members(args.dataset, args.family, members,
+                                                   args.output, **_load_kwargs(args))
+        _print_ensemble(ensemble)
+    elif args.command == "ensemble":
+        path = Ensemble.build(args.member, args.method, weights=args.weights,
+                              cv_dirs=args.cv_dir).save(args.output)
+        print(f"ensemble of {len(args.member)} members ({args.method}) -> {path}")
+    elif args.command == "models":
+        for name, model in PACKAGED_MODELS.items():
+            try:
+                where = str(model.path())
+            except (ImportError, FileNotFoundError, ValueError) as exc:
+                where = f"not available: {exc}"
+            print(f"{name:<7} {model.hub_id} ({model.license}): {where}")
     elif args.command == "cv":
         results = cross_validate(args.dataset, args.family, resolve_model(args.model), args.output,
                                  _options(args), **_load_kwargs(args))

@@ -118,16 +118,34 @@ def condition_groups(ds: datasets.Dataset, *, where: str,
     return ConditionGroups(rows=high_first, n_skipped_ties=int(tied.sum()))
 
 
+def pretokenize_pairs(ds: datasets.Dataset, model: torch.nn.Module) -> datasets.Dataset:
+    """``ds`` (rows of :func:`prepare_pairs`) plus the model's token ids of every pair
+    (:meth:`~trainers.models.PairEncoder.pretokenize`): tokenised once per dataset, in one
+    batched call, instead of once per batch in the collator."""
+    condition = ds["condition"] if getattr(model, "conditional", False) else None
+    encoded = model.pretokenize(ds["sentence1"], ds["sentence2"], condition)
+    for key, values in encoded.items():
+        ds = ds.add_column(key, values)
+    return ds
+
+
 @dataclass
 class PairCollator:
-    """Tokenises a list of rows with ``model.tokenize`` (dynamic padding) and adds ``labels``."""
+    """A batch for the model from a list of rows: pre-tokenised rows (``input_ids``, see
+    :func:`pretokenize_pairs`) are padded by ``model.pad``; text rows are tokenised with
+    ``model.tokenize`` (dynamic padding). Adds ``labels`` when the rows have them."""
 
     model: torch.nn.Module
+    pad_to_multiple_of: int = 0
 
     def __call__(self, rows: list[dict]) -> dict:
         column = lambda name: [row[name] for row in rows]  # noqa: E731
-        batch = dict(self.model.tokenize(column("sentence1"), column("sentence2"),
-                                         column("condition") if "condition" in rows[0] else None))
+        if "input_ids" in rows[0]:
+            batch = self.model.pad(rows, self.pad_to_multiple_of)
+        else:
+            batch = dict(self.model.tokenize(column("sentence1"), column("sentence2"),
+                                             column("condition") if "condition" in rows[0]
+                                             else None))
         if "labels" in rows[0]:
             batch["labels"] = torch.tensor(column("labels"), dtype=torch.float32)
         return batch

@@ -37,6 +37,13 @@ POOLINGS = ("mean", "cls")
 TRI_COMBINES = ("hadamard", "concat")
 CONFIG_NAME = "semrel_encoder.json"
 HEAD_NAME = "semrel_head.safetensors"
+PRETOKENIZED = ("input_ids", "token_type_ids")  # kept per sequence; the mask follows from lengths
+
+
+def sequence_lengths(input_ids: list[list[list[int]]]) -> np.ndarray:
+    """Per pair (rows of :meth:`PairEncoder.pretokenize`), the token count of its longest
+    sequence: the padded width it forces on a batch."""
+    return np.array([max(len(s) for s in pair) for pair in input_ids], dtype=np.int64)
 
 
 @dataclass
@@ -81,7 +88,10 @@ class PairEncoder(nn.Module):
     @classmethod
     def from_encoder(cls, path: str | Path, **options) -> "PairEncoder":
         """A fresh model of this kind over the pretrained transformer and tokenizer at ``path``."""
-        return cls(AutoModel.from_pretrained(str(path)), AutoTokenizer.from_pretrained(str(path)),
+        # float32 master weights whatever the checkpoint holds (transformers 5 loads a float16
+        # checkpoint as float16 by default, which then trains to NaN under bf16 autocast)
+        return cls(AutoModel.from_pretrained(str(path), dtype=torch.float32),
+                   AutoTokenizer.from_pretrained(str(path)),
                    **options)
 
     def options(self) -> dict:
@@ -147,13 +157,50 @@ class PairEncoder(nn.Module):
         """A padded (to the longest in this batch) tensor batch for :meth:`forward`."""
         return self._encode(sentence1, sentence2, condition, padding=True, return_tensors="pt")
 
+    def pretokenize(self, sentence1: list[str], sentence2: list[str],
+                    condition: list[str] | None = None) -> dict[str, list]:
+        """Every pair tokenised once, unpadded: per pair the ids of each of its sequences, in
+        the order :meth:`tokenize` lays out its blocks (cross: 1 sequence; bi: 2; tri: 3) --
+        ``{"input_ids": [[ids_1, ids_2], ...][, "token_type_ids": ...]}``. One batched call
+        of the (fast) tokenizer over the whole dataset; :meth:`pad` makes batches of it."""
+        n = len(sentence1)
+        encoded = self._encode(sentence1, sentence2, condition)
+        per_pair = len(encoded["input_ids"]) // max(n, 1)
+        return {key: [[values[j * n + i] for j in range(per_pair)] for i in range(n)]
+                for key, values in encoded.items() if key in PRETOKENIZED}
+
+    def pad(self, rows: list[dict], pad_to_multiple_of: int = 0) -> dict[str, torch.Tensor]:
+        """A tensor batch for :meth:`forward` from :meth:`pretokenize` rows, identical to
+        :meth:`tokenize` of the same texts: block ``j`` holds sequence ``j`` of every row; each
+        block padded (right, with the tokenizer's pad id; mask 0) to the longest sequence of
+        the batch, rounded up to a multiple of ``pad_to_multiple_of`` when given (fewer
+        distinct shapes for a compiled step)."""
+        per_pair = len(rows[0]["input_ids"])
+        sequences = [row["input_ids"][j] for j in range(per_pair) for row in rows]
+        width = max(len(s) for s in sequences)
+        if pad_to_multiple_of:
+            width = min(-(-width // pad_to_multiple_of) * pad_to_multiple_of,
+                        max(self.max_length, width))
+        lengths = np.array([len(s) for s in sequences])
+        mask = np.arange(width)[None, :] < lengths[:, None]
+        if self.tokenizer.padding_side == "left":
+            mask = mask[:, ::-1]
+        batch = {"attention_mask": torch.from_numpy(mask.astype(np.int64))}
+        pads = {"input_ids": self.tokenizer.pad_token_id,
+                "token_type_ids": self.tokenizer.pad_token_type_id}
+        for key in rows[0]:
+            if key in PRETOKENIZED:
+                values = np.full((len(sequences), width), pads[key], dtype=np.int64)
+                values[mask] = np.concatenate([row[key][j] for j in range(per_pair)
+                                               for row in rows])
+                batch[key] = torch.from_numpy(values)
+        return batch
+
     def token_lengths(self, sentence1: list[str], sentence2: list[str],
                       condition: list[str] | None = None) -> np.ndarray:
         """Per pair, the padded width it forces on a batch: the token count of its longest
         sequence (cross: the joint sequence; bi/tri: the longest of its texts)."""
-        ids = self._encode(sentence1, sentence2, condition)["input_ids"]
-        lengths = np.array([len(x) for x in ids], dtype=np.int64)
-        return lengths.reshape(-1, len(sentence1)).max(axis=0)
+        return sequence_lengths(self.pretokenize(sentence1, sentence2, condition)["input_ids"])
 
     def embed(self, input_ids, attention_mask, token_type_ids=None) -> torch.Tensor:
         hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask,

@@ -1,11 +1,20 @@
-"""``--model minilm``: the packaged, checksum-verified all-MiniLM-L6-v2
-(:mod:`dataset_scripts.pretrained`)."""
+"""``--model NAME|PATH``: a verified packaged encoder by name (``minilm``, ``mpnet``; see
+:mod:`dataset_scripts.pretrained`) or a local transformer folder."""
 
 from __future__ import annotations
 
-from dataset_scripts.pretrained import minilm_path
+from pathlib import Path
+
+from dataset_scripts.pretrained import PACKAGED_MODELS, packaged_model_path
 
 
 def resolve_model(name_or_path: str) -> str:
-    """``minilm`` -> the verified packaged MiniLM folder; anything else is a path, unchanged."""
-    return str(minilm_path()) if name_or_path == "minilm" else name_or_path
+    """A packaged model's verified folder, or ``name_or_path`` when it is a folder;
+    ``ValueError`` naming the known packaged models otherwise (nothing is downloaded)."""
+    if name_or_path in PACKAGED_MODELS:
+        return str(packaged_model_path(name_or_path))
+    path = Path(name_or_path).expanduser()
+    if path.is_dir():
+        return str(path)
+    raise ValueError(f"--model {name_or_path!r} is neither a folder nor a packaged model "
+                     f"({', '.join(sorted(PACKAGED_MODELS))})")

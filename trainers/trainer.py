@@ -18,7 +18,7 @@ from transformers.trainer_utils import seed_worker
 
 from .data import PairCollator, condition_groups
 from .losses import OBJECTIVES, QuadrupletLoss, objective_loss
-from .models import PairEncoder
+from .models import PairEncoder, sequence_lengths
 from .samplers import GroupBatchSampler
 
 
@@ -51,11 +51,13 @@ def compute_metrics(eval_pred: EvalPrediction) -> dict[str, float]:
 
 
 def device_kwargs() -> dict:
-    """On a CUDA GPU: bf16 (else fp16) autocast, and TF32 matmuls where the GPU has them.
+    """On a CUDA GPU: bf16 (else fp16) autocast, TF32 matmuls where the GPU has them, and the
+    fused AdamW (one kernel per step instead of one per parameter group and operation).
     Without one: ``use_cpu`` (which also lets torchrun run several CPU processes over gloo)."""
     if not torch.cuda.is_available():
         return {"use_cpu": True}
     kwargs = {"bf16": True} if torch.cuda.is_bf16_supported() else {"fp16": True}
+    kwargs["optim"] = "adamw_torch_fused"
     if torch.cuda.get_device_capability()[0] >= 8:  # Ampere and later have TF32 tensor cores
         kwargs["tf32"] = True
     return kwargs
@@ -73,7 +75,9 @@ def training_arguments(output_dir: str, *, epochs: float = 4, batch_size: int = 
         warmup_steps=warmup, weight_decay=weight_decay, seed=seed, data_seed=seed,
         eval_strategy="no", save_strategy="no", logging_strategy="epoch",
         remove_unused_columns=False, label_names=["labels"], report_to="none",
-        disable_tqdm=True, dataloader_pin_memory=torch.cuda.is_available(), **device_kwargs(),
+        disable_tqdm=True, dataloader_pin_memory=torch.cuda.is_available(),
+        logging_nan_inf_filter=False,  # its per-step isnan check waits for the GPU every step
+        **device_kwargs(),
     )
     kwargs.update(overrides)
     return TrainingArguments(**kwargs)
@@ -91,12 +95,14 @@ class PairTrainer(Trainer):
     scores are equal (counted in ``n_skipped_ties``); ``train_name`` names the training data in
     those errors. ``group_by_length`` batches rows (or groups) of similar token length together
     (same sampler, lengths from :meth:`~trainers.models.PairEncoder.token_lengths`), so dynamic
-    padding wastes little. Evaluation keeps the dataset order; its loss is the MSE term alone.
+    padding wastes little. Rows pre-tokenised by :func:`~trainers.data.pretokenize_pairs` are
+    only padded per batch (``pad_to_multiple_of`` rounds the width up: few shapes to compile). Evaluation keeps the dataset order; its loss is the MSE term alone.
     """
 
     def __init__(self, model: PairEncoder, args: TrainingArguments, *, objective: str = "mse",
                  margin: float = 1.0, skip_tied_groups: bool = False,
-                 group_by_length: bool = False, train_name: str = "train_dataset", **kwargs):
+                 group_by_length: bool = False, train_name: str = "train_dataset",
+                 pad_to_multiple_of: int = 0, **kwargs):
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         if "quad" in objective:
@@ -114,7 +120,7 @@ class PairTrainer(Trainer):
         self.skip_tied_groups, self.group_by_length = skip_tied_groups, group_by_length
         self.quadruplet_loss = QuadrupletLoss(margin)
         self.n_skipped_ties = 0
-        kwargs.setdefault("data_collator", PairCollator(model))
+        kwargs.setdefault("data_collator", PairCollator(model, pad_to_multiple_of))
         kwargs.setdefault("compute_metrics", compute_metrics)
         kwargs.setdefault("processing_class", model.tokenizer)
         super().__init__(model=model, args=args, **kwargs)
@@ -142,9 +148,12 @@ class PairTrainer(Trainer):
             rows = np.arange(len(data), dtype=np.int64)[:, None]
         lengths = None
         if self.group_by_length:
-            model = self.accelerator.unwrap_model(self.model)
-            per_row = model.token_lengths(data["sentence1"], data["sentence2"],
-                                          data["condition"] if model.conditional else None)
+            if "input_ids" in data.column_names:  # pre-tokenised: no second tokenizer pass
+                per_row = sequence_lengths(data["input_ids"])
+            else:
+                model = self.accelerator.unwrap_model(self.model)
+                per_row = model.token_lengths(data["sentence1"], data["sentence2"],
+                                              data["condition"] if model.conditional else None)
             lengths = per_row[rows].max(axis=1)
         seed = self.args.data_seed if self.args.data_seed is not None else self.args.seed
         return GroupBatchSampler(rows, self.args.per_device_train_batch_size, seed=seed,

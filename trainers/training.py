@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import datasets
@@ -19,9 +19,10 @@ import numpy as np
 from dataset_scripts.pretrained import known_base_model
 
 from .card import write_model_card
-from .data import prepare_pairs, unscale
+from .ensemble import ENSEMBLE_FILE, PREDICTIONS_FILE, Ensemble, cv_ensemble, load_run
+from .data import prepare_pairs, pretokenize_pairs, unscale
 from .models import PairEncoder, build_model
-from .trainer import PairTrainer, similarity_scores, training_arguments
+from .trainer import PairTrainer, SimilarityScores, similarity_scores, training_arguments
 
 FAMILIES = {"cv": "cv-fold-", "lodo": "lodo-"}
 
@@ -30,7 +31,10 @@ FAMILIES = {"cv": "cv-fold-", "lodo": "lodo-"}
 class FitOptions:
     """Model and training hyperparameters of one run (``batch_size`` is per device;
     ``group_by_length`` batches pairs of similar token length, see
-    :class:`~trainers.samplers.GroupBatchSampler`)."""
+    :class:`~trainers.samplers.GroupBatchSampler`). GPU speed, opt-in: ``compile`` compiles the
+    transformer with ``torch.compile`` in that mode (``reduce-overhead``: CUDA graphs);
+    ``pad_to_multiple_of`` pads batches to width buckets (few shapes to compile);
+    ``num_workers`` collates batches in that many DataLoader worker processes."""
 
     encoder: str = "bi"
     objective: str = "mse"
@@ -47,6 +51,12 @@ class FitOptions:
     margin: float = 1.0
     skip_tied_groups: bool = False
     group_by_length: bool = True
+    compile: str = "none"
+    pad_to_multiple_of: int = 0
+    num_workers: int = 0
+
+
+COMPILE_MODES = ("none", "default", "reduce-overhead", "max-autotune")
 
 
 @dataclass(frozen=True)
@@ -65,15 +75,17 @@ class FitResult:
     Spearman, training size and speed."""
 
     output_dir: str
-    eval_split: str
-    pearson: float
-    spearman: float
-    mse: float
+    eval_split: str | None
+    pearson: float | None
+    spearman: float | None
+    mse: float | None
     per_source: dict[str, float] = field(default_factory=dict)
     train_pairs: int = 0
     train_seconds: float = 0.0
     pairs_per_second: float = 0.0
     n_skipped_ties: int = 0
+    data: str = ""
+    score_range: tuple[float, float] | None = None
 
 
 def load_pairs(dataset: str, config: str = "default", *, score_range=None, mirror=None,
@@ -93,12 +105,13 @@ def load_pairs(dataset: str, config: str = "default", *, score_range=None, mirro
                     spec.builder_class.CITATION)
 
 
-def eval_split_name(splits: datasets.DatasetDict) -> str:
-    """``validation`` when the dataset has one, else ``test``."""
+def eval_split_name(splits: datasets.DatasetDict) -> str | None:
+    """``validation`` when the dataset has one, else ``test``; ``None`` when it has neither (a
+    final model trained on all the data is not evaluated)."""
     for name in ("validation", "test"):
         if name in splits:
             return name
-    raise ValueError(f"no validation or test split to evaluate on (splits: {list(splits)})")
+    return None
 
 
 def per_source_spearman(split: datasets.Dataset, predictions, labels) -> dict[str, float]:
@@ -120,46 +133,76 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
     eval_name = eval_split_name(data.splits)
     train_name = f"{data.name}/train"
     train = prepare_pairs(data.splits["train"], data.score_range, where=train_name)
-    evaluation = prepare_pairs(data.splits[eval_name], data.score_range,
-                               where=f"{data.name}/{eval_name}")
+    if "train" not in data.splits:
+        raise ValueError(f"{data.name} has no train split (splits: {list(data.splits)})")
     conditional = "condition" in train.column_names
     model_options = {"pooling": options.pooling, "conditional": conditional,
                      "max_length": options.max_length}
     if options.encoder == "tri":
         model_options["combine"] = options.combine
     model = build_model(options.encoder, model_path, seed=options.seed, **model_options)
+    if options.compile not in COMPILE_MODES:
+        raise ValueError(f"compile must be one of {COMPILE_MODES}, got {options.compile!r}")
+    if options.compile != "none":  # in place: state-dict keys and saving stay as they are
+        model.encoder.compile(mode=None if options.compile == "default" else options.compile,
+                              dynamic=not options.pad_to_multiple_of)
+    train = pretokenize_pairs(train, model)
     saving = {"save_strategy": "steps", "save_steps": save_steps} if save_steps else {}
     args = training_arguments(
         str(output_dir / "checkpoints"), epochs=options.epochs, batch_size=options.batch_size,
         learning_rate=options.learning_rate, warmup=options.warmup,
         weight_decay=options.weight_decay, seed=options.seed, max_steps=options.max_steps,
-        **saving, **argument_overrides)
+        dataloader_num_workers=options.num_workers,
+        dataloader_persistent_workers=options.num_workers > 0, **saving, **argument_overrides)
     trainer = PairTrainer(model, args, objective=options.objective, margin=options.margin,
                           skip_tied_groups=options.skip_tied_groups,
                           group_by_length=options.group_by_length, train_name=train_name,
+                          pad_to_multiple_of=options.pad_to_multiple_of,
                           train_dataset=train, callbacks=callbacks)
     train_output = trainer.train(resume_from_checkpoint=resume_from_checkpoint)
-    prediction = trainer.predict(evaluation)
-    predictions = np.asarray(prediction.predictions, dtype=np.float64).reshape(-1)
-    labels = np.asarray(evaluation["labels"], dtype=np.float64)
-    scores = similarity_scores(predictions, labels)
     seconds = float(train_output.metrics["train_runtime"])
     pairs_trained = (len(train) * float(args.num_train_epochs) if args.max_steps <= 0
                      else args.max_steps * args.train_batch_size * args.world_size)
+    scores, per_source = SimilarityScores(None, None, None), {}
+    if eval_name is not None:
+        evaluation = pretokenize_pairs(prepare_pairs(
+            data.splits[eval_name], data.score_range, where=f"{data.name}/{eval_name}"), model)
+        predictions = np.asarray(trainer.predict(evaluation).predictions,
+                                 dtype=np.float64).reshape(-1)
+        labels = np.asarray(evaluation["labels"], dtype=np.float64)
+        scores = similarity_scores(predictions, labels)
+        per_source = per_source_spearman(data.splits[eval_name], predictions, labels)
     result = FitResult(
         output_dir=str(output_dir), eval_split=eval_name, pearson=scores.pearson,
-        spearman=scores.spearman, mse=scores.mse,
-        per_source=per_source_spearman(data.splits[eval_name], predictions, labels),
+        spearman=scores.spearman, mse=scores.mse, per_source=per_source,
         train_pairs=len(train), train_seconds=seconds,
         pairs_per_second=pairs_trained / seconds,
-        n_skipped_ties=trainer.n_skipped_ties)
+        n_skipped_ties=trainer.n_skipped_ties, data=data.name, score_range=data.score_range)
     if trainer.is_world_process_zero():
         model.save_pretrained(output_dir)
         (output_dir / "metrics.json").write_text(json.dumps(asdict(result), indent=2))
+        if eval_name is not None:
+            write_eval_predictions(output_dir, data, eval_name, predictions, labels, model)
         write_model_card(output_dir, model=model, data=data, options=options, result=result,
                          log_history=trainer.state.log_history,
                          base_model=known_base_model(model_path))
     return result
+
+
+def write_eval_predictions(output_dir: Path, data: PairData, split: str, predictions, labels,
+                           model: PairEncoder) -> Path:
+    """``eval_predictions.json`` beside a trained model: its scores on the evaluated split (label
+    scale [0, 1], row order, with the rows' ``pair_id`` when the split has one), the gold labels
+    and what an ensemble must check before combining runs (data, split, score range, kind)."""
+    rows = data.splits[split]
+    ids = list(rows["pair_id"]) if "pair_id" in rows.column_names else list(range(len(rows)))
+    path = output_dir / PREDICTIONS_FILE
+    path.write_text(json.dumps({
+        "data": data.name, "split": split, "score_range": list(data.score_range),
+        "encoder": model.kind, "conditional": model.conditional, "ids": ids,
+        "predictions": [float(p) for p in predictions], "labels": [float(y) for y in labels],
+        "sources": list(rows["source"]) if "source" in rows.column_names else None}))
+    return path
 
 
 def cross_validate(dataset: str, family: str, model_path, output_dir, options=FitOptions(),
@@ -178,6 +221,40 @@ def cross_validate(dataset: str, family: str, model_path, output_dir, options=Fi
             for config in configs}
 
 
+def parse_member(spec: str, defaults: FitOptions = FitOptions()) -> tuple[str, str, FitOptions]:
+    """``ENCODER@MODEL[,option=value...]`` (e.g. ``cross@mpnet,learning_rate=3e-5``) -> (name
+    for its folder, model name or path, options = ``defaults`` with the encoder and overrides)."""
+    head, *overrides = spec.split(",")
+    encoder, at, model = head.partition("@")
+    if not at or not encoder or not model:
+        raise ValueError(f"member {spec!r}: expected ENCODER@MODEL[,option=value...], e.g. "
+                         "bi@mpnet or cross@minilm,learning_rate=3e-5")
+    types = {f.name: type(getattr(defaults, f.name)) for f in fields(FitOptions)}
+    values = {"encoder": encoder}
+    for item in overrides:
+        key, eq, value = item.partition("=")
+        if not eq or key not in types:
+            raise ValueError(f"member {spec!r}: {item!r} is not option=value with an option of "
+                             f"{sorted(types)}")
+        kind = types[key]
+        values[key] = (value.lower() in ("1", "true", "yes")) if kind is bool else kind(value)
+    name = "".join(c if c.isalnum() or c in "-_.=" else "_" for c in spec.replace("@", "-"))
+    return name, model, replace(defaults, **values)
+
+
+def cross_validate_members(dataset: str, family: str, members: list[tuple[str, str, FitOptions]],
+                           output_dir, **load_kwargs):
+    """:func:`cross_validate` of each member ``(name, model path, options)`` into
+    ``output_dir/<name>``, then their ensembles per fold (:func:`trainers.ensemble.cv_ensemble`:
+    rank average, and a stack fit on the other folds' out-of-fold predictions)."""
+    results = {name: cross_validate(dataset, family, model, Path(output_dir) / name, options,
+                                    **load_kwargs)
+               for name, model, options in members}
+    runs = {name: {config: load_run(r.output_dir) for config, r in folds.items()}
+            for name, folds in results.items()}
+    return results, cv_ensemble(runs)
+
+
 def mean_scores(results: dict[str, FitResult]) -> tuple[float, dict[str, float]]:
     """Mean Spearman over folds, and per source the mean over the folds that score it."""
     overall = float(np.mean([r.spearman for r in results.values()]))
@@ -190,9 +267,12 @@ def mean_scores(results: dict[str, FitResult]) -> tuple[float, dict[str, float]]
 def predict(model_path, data: PairData, split: str = "test", *,
             batch_size: int = 64) -> np.ndarray:
     """Predictions for every row of ``split`` on the dataset's native scale, in row order."""
-    model = PairEncoder.from_pretrained(model_path)
     rows = prepare_pairs(data.splits[split], data.score_range, where=f"{data.name}/{split}",
                          labelled=False)
+    if (Path(model_path) / ENSEMBLE_FILE).is_file():
+        model = Ensemble.load(model_path)
+    else:
+        model = PairEncoder.from_pretrained(model_path)
     condition = rows["condition"] if model.conditional else None
     scores = model.predict(rows["sentence1"], rows["sentence2"], condition, batch_size=batch_size)
     return unscale(scores, data.score_range)
