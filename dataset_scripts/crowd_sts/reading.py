@@ -17,7 +17,6 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-import ftfy
 import numpy as np
 import pandas as pd
 
@@ -128,6 +127,8 @@ def read_annotations(paths: Mapping[str, str | os.PathLike], key: str | None = N
     A HIT found in two files is an error; text repair is ``ftfy.fix_encoding`` (mojibake only:
     curly quotes and other characters are left as published).
     """
+    import ftfy
+
     frames = [read_annotation_file(path, name) for name, path in paths.items()]
     df = pd.concat(frames, ignore_index=True)
     files_per_hit = df.groupby("pair_id")["file"].nunique()
