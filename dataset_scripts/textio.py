@@ -52,10 +52,10 @@ def decode_utf8(name: str, data: bytes) -> str:
 def csv_rows(name: str, data: bytes, columns: Sequence[str]) -> Iterator[tuple[int, dict]]:
     """(1-based data row, {column: cell}) of a UTF-8 CSV file with a header.
 
-    Rules: the header holds ``columns`` (others may follow); every row has exactly as many fields
-    as the header; cells fit csv's field limit; at least one data row.
+    Rules: the header holds ``columns`` (others may follow) and no name twice; every row has
+    exactly as many fields as the header; cells fit csv's field limit; at least one data row.
     """
-    reader = csv.DictReader(io.StringIO(decode_utf8(name, data), newline=""))
+    reader = csv.DictReader(io.StringIO(decode_utf8(name, data), newline=""), strict=True)
     row_no = 0
     try:
         header = reader.fieldnames
@@ -65,6 +65,10 @@ def csv_rows(name: str, data: bytes, columns: Sequence[str]) -> Iterator[tuple[i
         if missing:
             raise DataValidationError(name, None, "missing column(s) " + ", ".join(missing),
                                       f"header is {header}")
+        twice = sorted({c for c in header if header.count(c) > 1})
+        if twice:
+            raise DataValidationError(name, None, "a column name appears twice in the header",
+                                      ", ".join(map(repr, twice)))
         for row_no, row in enumerate(reader, start=1):
             if None in row or None in row.values():
                 n = len(header) + len(row.get(None, ())) - sum(v is None for v in row.values())
