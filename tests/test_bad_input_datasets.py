@@ -269,6 +269,21 @@ def test_file_changed_during_the_build_is_refused(tmp_path):
         b.download_and_prepare()
 
 
+def test_crowd_sentiment_model_folder_is_part_of_the_cache_key(tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}", encoding="utf-8")
+
+    def cache_dir():
+        return builder("crowd-sts", "annotators", sentiment_model=str(model),
+                       cache_dir=tmp_path / "cache").cache_dir
+
+    first = cache_dir()
+    assert cache_dir() == first
+    (model / "config.json").write_text('{"edited": true}', encoding="utf-8")
+    assert cache_dir() != first
+
+
 # --- concurrent builds into one cache ----------------------------------------------------------
 
 def test_two_processes_build_one_config_into_one_cache(tmp_path, mirror):
