@@ -129,6 +129,17 @@ def test_czech_mean_in_other_digits_and_nothing_valid_under_omit(tmp_path, mirro
              cache_dir=tmp_path / "cache", on_invalid="omit")
 
 
+def test_czech_sig_without_a_significant_pair_is_an_error(tmp_path, mirror):
+    s1, s2, mean, annotations, r1 = ((mirror / "czech-news-sts" / "free-test.tsv").read_bytes()
+                                     .split(b"\r\n")[0].decode("utf-8").split("\t"))
+    (tmp_path / "dep-test.tsv").write_text(  # the free annotations again: no shift at all
+        f"<sent>{s1}</sent>\t{s2}\t{mean}\t{annotations}\t{r1}\n", encoding="utf-8")
+    with pytest.raises(DVE, match=r"dep-test\.tsv: sig: no pair's context-free and "
+                                  r"context-dependent means differ at the 0\.95 level"):
+        load("czech-news-sts", "sig", mirror=mirror, data_dir=tmp_path,
+             cache_dir=tmp_path / "cache")
+
+
 def test_tilde_in_data_dir_is_expanded(tmp_path, mirror, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     (tmp_path / "czech").mkdir()
