@@ -2,28 +2,45 @@
 
     >>> from dataset_scripts import load
     >>> load("str-2021", "cv-fold-0")["test"]
+
+Importing the package is light: the registry (and with it ``datasets``, pandas, scipy) is
+imported on first use of ``REGISTRY``/``get_spec``/``load``; torch, sentence-transformers,
+matplotlib and the crowd-sts measures' libraries only where a function needs them.
 """
 
 from __future__ import annotations
 
 import hashlib
 from functools import lru_cache
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-
-import datasets
+from typing import TYPE_CHECKING
 
 from .errors import DataValidationError, SourceError
-from .registry import REGISTRY, DatasetSpec, get_spec
 from .sources import Source, fetch
+
+if TYPE_CHECKING:
+    import datasets
+
+    from .registry import REGISTRY, DatasetSpec, get_spec
 
 __all__ = ["load", "builder", "REGISTRY", "DatasetSpec", "get_spec", "Source", "fetch",
            "DataValidationError", "SourceError", "code_hash"]
+_LAZY = {"REGISTRY", "DatasetSpec", "get_spec"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from . import registry
+
+        return getattr(registry, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @lru_cache(maxsize=1)
 def code_hash() -> str:
     """Cache key: package version + the bytes of every builder file, so edits never serve stale rows."""
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         digest = hashlib.sha256(version("semrel").encode())
     except PackageNotFoundError:
@@ -35,9 +52,13 @@ def code_hash() -> str:
     return digest.hexdigest()[:16]
 
 
-def builder(dataset_id: str, config: str = "default", *, mirror=None, data_dir=None,
+def builder(dataset_id: str, config: str | None = None, *, mirror=None, data_dir=None,
             cache_dir=None, **builder_kwargs):
-    """An un-prepared builder of ``dataset_id``/``config`` (cache keyed on :func:`code_hash`)."""
+    """An un-prepared builder of ``dataset_id``/``config`` (default: the dataset's default
+    config), its cache keyed on :func:`code_hash` and on the user's files (see
+    :class:`dataset_scripts.base.SemrelBuilder`)."""
+    from .registry import get_spec
+
     spec = get_spec(dataset_id)
     return spec.builder_class(
         config_name=config,
@@ -50,7 +71,7 @@ def builder(dataset_id: str, config: str = "default", *, mirror=None, data_dir=N
     )
 
 
-def load(dataset_id: str, config: str = "default", *, mirror=None, data_dir=None,
+def load(dataset_id: str, config: str | None = None, *, mirror=None, data_dir=None,
          cache_dir=None, **builder_kwargs) -> datasets.DatasetDict:
     """Build (or reuse from cache) ``dataset_id``/``config`` and return its splits."""
     b = builder(dataset_id, config, mirror=mirror, data_dir=data_dir, cache_dir=cache_dir,

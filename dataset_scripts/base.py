@@ -4,15 +4,41 @@ A :class:`SemrelBuilder` is a ``datasets.GeneratorBasedBuilder`` that knows its 
 :class:`~dataset_scripts.sources.Source` files, its native ``SCORE_RANGE`` and its card, and takes
 a ``mirror`` keyword (see :func:`dataset_scripts.sources.fetch`). Subclasses parse and validate in
 ``_split_generators`` and yield rows keyed by a stable id in ``_generate_examples``.
+
+User-supplied input (files in ``data_dir``, a password, a model folder) is part of the cache key:
+a subclass lists it in :meth:`SemrelBuilder.user_inputs` (size + sha256 of each file, a
+fingerprint of a secret's effect), reads the files through :meth:`SemrelBuilder.user_bytes` (which
+refuses a file changed since it was fingerprinted), and reports what it omitted or could not do
+with :meth:`SemrelBuilder.note`: notes are stored beside the cached data and warned on every
+load, cached or not.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
 import datasets
 
+from .errors import DataValidationError
 from .sources import Source, fetch
+
+NOTES_FILE = "semrel_notes.json"
+
+
+def bytes_digest(data: bytes) -> str:
+    """``"<size>:<sha256>"`` of some bytes: the cache key of a user file."""
+    return f"{len(data)}:{hashlib.sha256(data).hexdigest()}"
+
+
+def file_digest(path: str | os.PathLike) -> str:
+    """:func:`bytes_digest` of the file at ``path``, or ``"absent"``."""
+    path = Path(path)
+    return bytes_digest(path.read_bytes()) if path.is_file() else "absent"
 
 
 @dataclass
@@ -33,7 +59,46 @@ class SemrelBuilder(datasets.GeneratorBasedBuilder):
 
     def __init__(self, *args, mirror=None, **kwargs):
         self.mirror = mirror
+        if kwargs.get("data_dir") is not None:
+            kwargs["data_dir"] = os.path.expanduser(os.fspath(kwargs["data_dir"]))
+        options = {k: v for k, v in kwargs.items() if k not in _BUILDER_KWARGS}
+        self._user_key = self.user_inputs(kwargs.get("config_name") or self.DEFAULT_CONFIG_NAME,
+                                          kwargs.get("data_dir"), options)
+        if self._user_key:
+            material = json.dumps([kwargs.get("hash"), sorted(self._user_key.items())])
+            kwargs["hash"] = hashlib.sha256(material.encode()).hexdigest()[:16]
+        self._notes: list[str] = []
         super().__init__(*args, **kwargs)
+
+    def user_inputs(self, config_name: str, data_dir: str | None, options: dict) -> dict[str, str]:
+        """What the user supplies to ``config_name``, for the cache key: ``{file path: digest}``
+        (:func:`file_digest`, ``"absent"`` included) plus fingerprints of secrets' effects (never
+        the secret). Default: nothing (the upstream files are checksummed)."""
+        return {}
+
+    def user_bytes(self, path: str | os.PathLike) -> bytes:
+        """The bytes of a user file listed by :meth:`user_inputs`, refused if it changed since."""
+        data = Path(path).read_bytes()
+        if self._user_key.get(str(path)) != bytes_digest(data):
+            raise DataValidationError(path, None, "the file changed while the dataset was being "
+                                      "built", "load again")
+        return data
+
+    def note(self, message: str) -> None:
+        """Record something the user must hear on every load of this build (omitted rows...)."""
+        self._notes.append(message)
+
+    def _download_and_prepare(self, dl_manager, verification_mode, **prepare_split_kwargs):
+        self._notes = []
+        super()._download_and_prepare(dl_manager, verification_mode, **prepare_split_kwargs)
+        # _output_dir is the build's temporary folder here: the notes are cached with the data
+        Path(self._output_dir, NOTES_FILE).write_text(json.dumps(self._notes), encoding="utf-8")
+
+    def download_and_prepare(self, *args, **kwargs):
+        super().download_and_prepare(*args, **kwargs)
+        path = Path(self._output_dir, NOTES_FILE)
+        for message in json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []:
+            warnings.warn(message, UserWarning, stacklevel=3)
 
     @classmethod
     def redistributable(cls) -> bool:
@@ -42,3 +107,9 @@ class SemrelBuilder(datasets.GeneratorBasedBuilder):
 
     def fetch(self, source: Source, dl_manager=None) -> str:
         return fetch(source, dl_manager=dl_manager, mirror=self.mirror)
+
+
+# keywords of datasets.DatasetBuilder.__init__ (the rest are config options)
+_BUILDER_KWARGS = {"cache_dir", "dataset_name", "config_name", "hash", "base_path", "info",
+                   "features", "token", "repo_id", "data_files", "data_dir", "storage_options",
+                   "writer_batch_size"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 import subprocess
 import tarfile
@@ -33,8 +34,9 @@ def write_csvs(folder, rows=ROWS):
     return folder
 
 
-def encrypt_with_openssl(csv_dir, out_dir, password=PASSWORD):
-    """The authors' packaging: tar the three CSVs, then openssl aes-256-cbc -a -salt -pbkdf2.
+def encrypt_with_openssl(csv_dir, out_dir, password=PASSWORD, extra_members=()):
+    """The authors' packaging: tar the three CSVs (plus ``extra_members``: (name, bytes)), then
+    openssl aes-256-cbc -a -salt -pbkdf2.
 
     openssl enc has no integrity check: only damage that breaks the padding, the tar structure
     or a CSV rule can be detected. The salt is random, so the damage cases below garble every
@@ -45,6 +47,10 @@ def encrypt_with_openssl(csv_dir, out_dir, password=PASSWORD):
     with tarfile.open(tar_path, "w") as archive:
         for split in ROWS:
             archive.add(csv_dir / f"csts_{split}.csv", arcname=f"csts_{split}.csv")
+        for name, data in extra_members:
+            member = tarfile.TarInfo(name)
+            member.size = len(data)
+            archive.addfile(member, io.BytesIO(data))
     subprocess.run(["openssl", "aes-256-cbc", "-a", "-salt", "-pbkdf2", "-in", str(tar_path),
                     "-out", str(out_dir / "csts.tar.enc"), "-pass", f"pass:{password}"],
                    check=True)

@@ -175,7 +175,7 @@ read_free = partial(read_test, n_annotations=9)
     (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,7,2,1,2,2\t3", "annotation out of range 0–6"),
     (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,2,2,-1,2,5\t3", "annotation out of range 0–6"),
     (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\t2.5\t2,2,1,3,2,2,2,2,2\t3", "mean disagrees with its annotations"),
-    (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\tnan\t2,2,1,3,2,2,2,2,2\t3", "mean disagrees with its annotations"),
+    (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\tnan\t2,2,1,3,2,2,2,2,2\t3", "mean score must be a number"),
     (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\tdva\t2,2,1,3,2,2,2,2,2\t3", "mean score must be a number"),
     (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,2,2,2,2\t3", "expected exactly 9 annotations"),
     (read_free, GOOD_TEST, "Věta jedna.\tVěta dvě.\t2.0\t2,2,1,3,2,2,2,2,2\t3.5", "R1 score must be an integer"),
@@ -189,32 +189,37 @@ read_free = partial(read_test, n_annotations=9)
     (read_dep, GOOD_DEP, "<sent>A.\tJiná věta.\t2.0\t2,2\t3", "exactly one non-empty"),
     (read_dep, GOOD_DEP, "<sent> </sent> x\tJiná věta.\t2.0\t2,2\t3", "exactly one non-empty"),
 ])
-def test_bad_rows_name_file_row_and_rule_or_are_skipped_and_counted(reader, good, line, rule, tmp_path):
+def test_bad_rows_name_file_row_and_rule_or_are_omitted_and_counted(reader, good, line, rule, tmp_path):
     path = tmp_path / "input.tsv"
     path.write_bytes(f"{good}\r\n{line}\r\n{good}\r\n".encode("utf-8"))
     with pytest.raises(DataValidationError, match=rule) as err:
         reader(path)
     assert (err.value.file, err.value.row) == (str(path), 2)
     assert f"{path}: row 2: " in str(err.value)
-    rows, skipped = reader(path, bad_rows="skip")
-    assert [r["row"] for r in rows] == [1, 3] and skipped == Counter({err.value.rule: 1})
+    rows, omitted = reader(path, on_invalid="omit")
+    assert [r["row"] for r in rows] == [1, 3] and omitted == Counter({err.value.rule: 1})
 
 
 def test_out_of_range_r1_in_test_is_kept_not_an_error(tmp_path):
     path = tmp_path / "free-test.tsv"
     path.write_text(GOOD_TEST[:-1] + "-4\n", encoding="utf-8")
-    rows, skipped = read_test(path)
-    assert rows[0]["r1_score_raw"] == -4 and not skipped
+    rows, omitted = read_test(path)
+    assert rows[0]["r1_score_raw"] == -4 and not omitted
 
 
-def test_bad_rows_skip_through_load_warns_with_counts(mirror, cache_dir, tmp_path):
+def test_on_invalid_omit_through_load_warns_with_counts_even_when_cached(mirror, cache_dir,
+                                                                           tmp_path):
     (tmp_path / "train-raw.tsv").write_text("A.\tB.\t1\nA.\tB.\t9\nA.\tB.\tx\nC.\tD.\t6\n",
                                             encoding="utf-8")
-    with pytest.warns(UserWarning, match=r"skipped 2 bad rows \(R1 score must be an integer: 1, "
-                                         r"R1 score out of range 0–6: 1\)"):
-        train = load("czech-news-sts", "train-raw", mirror=mirror, cache_dir=cache_dir,
-                     data_dir=tmp_path, bad_rows="skip")["train"]
-    assert list(train["pair_id"]) == ["train-raw-000001", "train-raw-000004"]
+    for _ in range(2):  # built, then answered from the cache: the counts are warned both times
+        with pytest.warns(UserWarning, match=r"omitted 2 invalid rows \(R1 score must be an "
+                                             r"integer \(ASCII digits\): 1, R1 score out of "
+                                             r"range 0–6: 1\)"):
+            train = load("czech-news-sts", "train-raw", mirror=mirror, cache_dir=cache_dir,
+                         data_dir=tmp_path, on_invalid="omit")["train"]
+        assert list(train["pair_id"]) == ["train-raw-000001", "train-raw-000004"]
+    with pytest.raises(ValueError, match="on_invalid must be 'raise' or 'omit', got 'skip'"):
+        load("czech-news-sts", "train-raw", data_dir=tmp_path, on_invalid="skip")
     with pytest.raises(DataValidationError, match="row 2: R1 score out of range"):
         load("czech-news-sts", "train-raw", mirror=mirror, cache_dir=tmp_path / "c2", data_dir=tmp_path)
 

@@ -90,7 +90,7 @@ def _write(tmp_path, rows):
     (lambda r: r[5].__setitem__(4, "   \nsecond"), "empty sentence"),
     (lambda r: r[5].__setitem__(5, "1.2"), r"Score must be in \[0, 1\]"),
     (lambda r: r[5].__setitem__(5, "-0.001"), r"Score must be in \[0, 1\]"),
-    (lambda r: r[5].__setitem__(5, "nan"), r"Score must be in \[0, 1\]"),
+    (lambda r: r[5].__setitem__(5, "nan"), "Score must be a number"),
     (lambda r: r[5].__setitem__(5, "high"), "Score must be a number"),
     (lambda r: r[5].__setitem__(5, "0.1234"), "at most 3 decimals"),
     (lambda r: r[5].__setitem__(3, r[2][3]), "duplicate PairID"),

@@ -11,18 +11,16 @@ three decrypted CSVs. Publishing is refused (not redistributable).
 
 from __future__ import annotations
 
-import csv
-import io
-import math
 import os
 from pathlib import Path
 
 import datasets
 
-from ..base import SemrelBuilder, SemrelConfig
+from ..base import SemrelBuilder, SemrelConfig, file_digest
 from ..errors import DataValidationError
 from ..sources import Source
-from .crypto import openssl_decrypt, read_tar_members
+from ..textio import NUMBER_RULE, ascii_number, csv_rows
+from .crypto import key_fingerprint, openssl_decrypt, read_tar_members
 
 PASSWORD_ENV = "CSTS_PASSWORD"
 ENCRYPTED_NAME = "csts.tar.enc"
@@ -67,63 +65,78 @@ FEATURES = {
 }
 
 
-def user_files(data_dir: str | None, password: str | None) -> dict[str, tuple[str, bytes]]:
-    """Split -> (file name for messages, CSV bytes), from the CSVs or the encrypted archive."""
-    where = (f"Put {ENCRYPTED_NAME} (from {SOURCE.url}; password from the authors) or the "
-             f"three decrypted files {', '.join(SPLIT_FILES.values())} into a directory and pass "
-             "it as data_dir")
+def _where() -> str:
+    return (f"Put {ENCRYPTED_NAME} (from {SOURCE.url}; password from the authors) or the three "
+            f"decrypted files {', '.join(SPLIT_FILES.values())} into a directory and pass it as "
+            "data_dir")
+
+
+def user_paths(data_dir: str | os.PathLike | None) -> dict[str, Path]:
+    """The files c-sts reads: split -> CSV when all three CSVs are in ``data_dir``, else
+    ``{"archive": csts.tar.enc}``; ``FileNotFoundError`` naming the place when neither is."""
     if data_dir is None:
-        raise FileNotFoundError(f"c-sts needs user-supplied data. {where}.")
-    folder = Path(data_dir)
+        raise FileNotFoundError(f"c-sts needs user-supplied data. {_where()}.")
+    folder = Path(data_dir).expanduser()
     csvs = {split: folder / name for split, name in SPLIT_FILES.items()}
     if all(p.is_file() for p in csvs.values()):
-        return {split: (str(p), p.read_bytes()) for split, p in csvs.items()}
+        return csvs
     encrypted = folder / ENCRYPTED_NAME
     if not encrypted.is_file():
         found = [p.name for p in csvs.values() if p.is_file()]
         raise FileNotFoundError(f"c-sts: neither {ENCRYPTED_NAME} nor all three CSVs in {folder} "
-                                f"(found CSVs: {found or 'none'}). {where}.")
-    password = password if password is not None else os.environ.get(PASSWORD_ENV)
+                                f"(found CSVs: {found or 'none'}). {_where()}.")
+    return {"archive": encrypted}
+
+
+def resolve_password(password: str | None) -> str | None:
+    return password if password is not None else os.environ.get(PASSWORD_ENV)
+
+
+def user_files(data_dir: str | None, password: str | None,
+               read=Path.read_bytes) -> dict[str, tuple[str, bytes]]:
+    """Split -> (file name for messages, CSV bytes), from the CSVs or the encrypted archive;
+    ``read(path)`` reads a file (the builder's checks that it is the file its cache key saw)."""
+    paths = user_paths(data_dir)
+    if "archive" not in paths:
+        return {split: (str(p), read(p)) for split, p in paths.items()}
+    encrypted = paths["archive"]
+    password = resolve_password(password)
     if not password:
         raise DataValidationError(str(encrypted), None, "a password is needed to decrypt it",
                                   f"pass password=... or set ${PASSWORD_ENV}")
-    plain = openssl_decrypt(encrypted.read_bytes(), password, name=str(encrypted))
+    plain = openssl_decrypt(read(encrypted), password, name=str(encrypted))
     members = read_tar_members(plain, tuple(SPLIT_FILES.values()), name=str(encrypted))
     return {split: (f"{encrypted}:{name}", members[name]) for split, name in SPLIT_FILES.items()}
 
 
 def read_split(name: str, data: bytes, split: str) -> list[dict]:
-    """Parse and validate one C-STS CSV.
+    """Parse and validate one C-STS CSV (:func:`dataset_scripts.textio.csv_rows`: UTF-8, a
+    leading BOM dropped, every row with the header's field count, at least one row).
 
     Rules: columns sentence1, sentence2, condition, label present; sentences non-empty (an empty
-    condition is kept as ``""``, as released); label a number in [1, 5], or −1 in ``test``
-    (hidden, becomes null).
+    condition is kept as ``""``, as released); label a number in ASCII digits in [1, 5], or −1 in
+    ``test`` (hidden, becomes null).
     """
-    reader = csv.DictReader(io.StringIO(data.decode("utf-8-sig"), newline=""))
-    missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
-    if missing:
-        raise DataValidationError(name, None, "missing column(s) " + ", ".join(missing),
-                                  f"header is {reader.fieldnames}")
     rows = []
-    for row_no, row in enumerate(reader, start=1):
+    for row_no, row in csv_rows(name, data, COLUMNS):
         for column in ("sentence1", "sentence2"):
-            if not (row[column] or "").strip():
+            if not row[column].strip():
                 raise DataValidationError(name, row_no, f"empty {column}")
         rows.append({"sentence1": row["sentence1"], "sentence2": row["sentence2"],
-                     "condition": row["condition"] or "",
+                     "condition": row["condition"],
                      "score": _label(name, row_no, row["label"], split)})
     return rows
 
 
-def _label(name: str, row_no: int, raw: str | None, split: str) -> float | None:
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise DataValidationError(name, row_no, "label must be a number", repr(raw)) from None
+def _label(name: str, row_no: int, raw: str, split: str) -> float | None:
+    value = ascii_number(raw)
+    if value is None:
+        raise DataValidationError(name, row_no, f"label must be a number ({NUMBER_RULE})",
+                                  repr(raw))
     if split == "test" and value == HIDDEN_LABEL:
         return None
     lo, hi = SCORE_RANGE
-    if not (math.isfinite(value) and lo <= value <= hi):
+    if not lo <= value <= hi:
         rule = f"label must be in [{lo:g}, {hi:g}]" + (" or -1 (hidden)" if split == "test" else "")
         raise DataValidationError(name, row_no, rule, repr(raw))
     return value
@@ -188,8 +201,25 @@ class CSts(SemrelBuilder):
     DEFAULT_CONFIG_NAME = "default"
 
     def __init__(self, *args, password: str | None = None, **kwargs):
-        self._password = password  # never part of the config, the cache key or the card
+        self._password = password  # never in the config or the card; the cache key: see below
         super().__init__(*args, **kwargs)
+
+    def user_inputs(self, config_name, data_dir, options) -> dict[str, str]:
+        """The files read (size + sha256) and, for the archive, a fingerprint of the key the
+        password derives: a wrong or missing password never finds a cached build."""
+        try:
+            paths = user_paths(data_dir)
+        except FileNotFoundError:
+            return {"data_dir": "no c-sts files"}  # the build raises
+        key = {str(p): file_digest(p) for p in paths.values()}
+        if "archive" in paths:
+            password = resolve_password(self._password)
+            try:
+                key["password"] = (key_fingerprint(paths["archive"].read_bytes(), password)
+                                   if password else "none")
+            except DataValidationError:
+                key["password"] = "unreadable archive"  # the build raises
+        return key
 
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(description=__doc__, features=FEATURES[self.config.name],
@@ -197,7 +227,7 @@ class CSts(SemrelBuilder):
                                     citation=self.CITATION)
 
     def _split_generators(self, dl_manager):
-        files = user_files(self.config.data_dir, self._password)
+        files = user_files(self.config.data_dir, self._password, read=self.user_bytes)
         generators = []
         for split, (name, data) in files.items():
             rows = read_split(name, data, split)

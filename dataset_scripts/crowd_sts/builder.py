@@ -14,11 +14,12 @@ import hashlib
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 import datasets
 import pandas as pd
 
-from ..base import SemrelBuilder, SemrelConfig
+from ..base import SemrelBuilder, SemrelConfig, file_digest
 from ..sources import Source
 from .filters import FilterResult, drop_workers, flagged_by, run_filters
 from .reading import DEFAULT_KEY, read_annotations, read_worker_list, resolve_key
@@ -187,6 +188,14 @@ class CrowdSts(SemrelBuilder):
         if self.pseudonym_key != DEFAULT_KEY:
             kwargs["key_fingerprint"] = key_fingerprint(self.pseudonym_key)
         super().__init__(*args, **kwargs)
+
+    def user_inputs(self, config_name, data_dir, options) -> dict[str, str]:
+        """A local ``sentiment_model`` folder is user input: size + sha256 of each of its files."""
+        folder = options.get("sentiment_model")
+        if not folder:
+            return {}
+        files = sorted(p for p in Path(folder).expanduser().rglob("*") if p.is_file())
+        return {str(p): file_digest(p) for p in files} or {str(folder): "absent"}
 
     def _info(self) -> datasets.DatasetInfo:
         name = self.config.name

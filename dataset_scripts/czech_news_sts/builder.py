@@ -11,16 +11,16 @@ means differ at the 0.95 level (two-sided t-test per pair, ``significance.py``; 
 from __future__ import annotations
 
 import re
-import warnings
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 import datasets
 
-from ..base import SemrelBuilder, SemrelConfig
+from ..base import SemrelBuilder, SemrelConfig, file_digest
 from ..errors import DataValidationError
 from ..sources import Source
+from ..textio import check_on_invalid
 from .formats import SCALE, read_dep, read_test, read_train
 from .significance import LEVEL, context_shift_ttest, significant
 
@@ -73,9 +73,14 @@ FEATURES = {
 
 @dataclass
 class CzechNewsConfig(SemrelConfig):
-    """``bad_rows="skip"`` drops invalid rows of user-supplied files (counts are warned)."""
+    """``on_invalid="omit"`` drops invalid rows of user-supplied files (counts are warned on
+    every load); ``"raise"`` (default) stops at the first."""
 
-    bad_rows: str = "raise"
+    on_invalid: str = "raise"
+
+    def __post_init__(self):
+        super().__post_init__()
+        check_on_invalid(self.on_invalid)
 
 
 def _configs() -> list[CzechNewsConfig]:
@@ -146,6 +151,18 @@ class CzechNewsSts(SemrelBuilder):
                                     homepage=self.HOMEPAGE, license=self.LICENSE,
                                     citation=self.CITATION)
 
+    @staticmethod
+    def _user_file_names(config_name: str) -> list[str]:
+        if config_name in ("dep", "sig"):
+            return [USER_FILES["dep"]]
+        return [USER_FILES[config_name]] if config_name in USER_FILES else []
+
+    def user_inputs(self, config_name, data_dir, options) -> dict[str, str]:
+        """Size + sha256 of the user files ``config_name`` reads (``"absent"`` if missing)."""
+        names = self._user_file_names(config_name)
+        return {str(Path(data_dir) / n): file_digest(Path(data_dir) / n)
+                for n in names} if data_dir else {n: "absent" for n in names}
+
     def _user_file(self, config: str) -> Path:
         name = USER_FILES[config]
         where = Path(self.config.data_dir) / name if self.config.data_dir else None
@@ -156,16 +173,17 @@ class CzechNewsSts(SemrelBuilder):
                 f"data_dir=... (README 'Czech News STS')")
         return where
 
-    def _read(self, reader, path, **kwargs) -> list[dict]:
-        rows, skipped = reader(path, bad_rows=self.config.bad_rows, **kwargs)
-        if skipped:
-            warnings.warn(f"{path}: skipped {sum(skipped.values())} bad rows ("
-                          + ", ".join(f"{rule}: {n}" for rule, n in sorted(skipped.items())) + ")",
-                          stacklevel=2)
+    def _read(self, reader, path, user_file: bool = True, **kwargs) -> list[dict]:
+        data = self.user_bytes(path) if user_file else None
+        rows, omitted = reader(path, on_invalid=self.config.on_invalid, data=data, **kwargs)
+        if omitted:
+            self.note(f"{path}: omitted {sum(omitted.values())} invalid rows ("
+                      + ", ".join(f"{rule}: {n}" for rule, n in sorted(omitted.items())) + ")")
         return rows
 
     def _free(self, dl_manager) -> list[dict]:
-        pairs = self._read(read_test, self.fetch(SOURCE, dl_manager), n_annotations=FREE_ANNOTATIONS)
+        pairs = self._read(read_test, self.fetch(SOURCE, dl_manager), user_file=False,
+                           n_annotations=FREE_ANNOTATIONS)
         for pair in pairs:
             pair["pair_id"] = f"test-{pair['row']:04d}"
         return pairs
@@ -190,16 +208,19 @@ class CzechNewsSts(SemrelBuilder):
             pairs = [_with_r1(p) for p in self._dep(free)]
         else:
             pairs = self._significant(free, self._dep(free))
+            if not pairs:
+                raise DataValidationError(self._user_file("dep"), None, "sig: no pair's "
+                                          "context-free and context-dependent means differ at "
+                                          f"the {LEVEL} level", "the sig config would be empty")
         return [datasets.SplitGenerator(datasets.Split.TEST, gen_kwargs={"pairs": pairs})]
 
-    @staticmethod
-    def _significant(free: list[dict], dep: list[dict]) -> list[dict]:
+    def _significant(self, free: list[dict], dep: list[dict]) -> list[dict]:
         by_id = {p["pair_id"]: p for p in free}
         testable = [d for d in dep if len(d["annotations"]) >= 2
                     and len(by_id[d["pair_id"]]["annotations"]) >= 2]
         if len(testable) < len(free):
-            warnings.warn(f"sig: {len(free) - len(testable)} of {len(free)} free pairs not tested "
-                          "(no dep counterpart or < 2 annotations on a side)", stacklevel=2)
+            self.note(f"sig: {len(free) - len(testable)} of {len(free)} free pairs not tested "
+                      "(no dep counterpart or < 2 annotations on a side)")
         dep = testable
         test = context_shift_ttest([by_id[d["pair_id"]]["annotations"] for d in dep],
                                    [d["annotations"] for d in dep])

@@ -1,7 +1,7 @@
 """Readers of the Czech News STS text release (paper 004 §8), with validation.
 
-Every file is UTF-8, tab-separated, without header and without any quoting (Czech direct speech
-holds ``"``), with LF or CRLF line ends:
+Every file is UTF-8 (a leading byte-order mark is dropped), tab-separated, without header and
+without any quoting (Czech direct speech holds ``"``), with LF or CRLF line ends:
 
 - test (``free-test.tsv``, ``dep-test.tsv``): sentence1, sentence2, mean score, the individual
   annotations (comma-separated ints 0–6), the round-1 (R1) score of the pair;
@@ -10,34 +10,41 @@ holds ``"``), with LF or CRLF line ends:
   marked ``<sent>…</sent>``.
 
 Bad rows raise :class:`~dataset_scripts.errors.DataValidationError` (file, 1-based row, rule);
-with ``bad_rows="skip"`` they are dropped and counted per rule instead. The R1 score of a test
+with ``on_invalid="omit"`` they are dropped and counted per rule instead. Numbers are ASCII digits
+only (``٣`` is refused, not read as 3). A file without a (valid) row is an error. The R1 score of a test
 pair is metadata, not the label: an out-of-range R1 value (the real free test has one −4) is kept
 as written and flagged, never clipped.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..errors import DataValidationError
+from ..textio import NUMBER_RULE, ascii_number, check_on_invalid
 
 SCALE = (0, 6)
 MEAN_TOLERANCE = 0.005  # a stated mean may be rounded to 2 decimals, no coarser
 TEST_FIELDS = ("sentence1", "sentence2", "mean score", "annotations", "R1 score")
 TRAIN_FIELDS = ("sentence1", "sentence2", "R1 score")
-_INT = re.compile(r"-?\d+")
+_INT = re.compile(r"-?[0-9]+")
 _KEY = re.compile(r"<sent>(.*?)</sent>", re.DOTALL)
 
 
-def _lines(path: str | Path) -> Iterator[tuple[int, str]]:
-    """(1-based row, line without its LF/CRLF end); a final empty line is no row.
+def _lines(path: str | Path, data: bytes | None = None) -> Iterator[tuple[int, str]]:
+    """(1-based row, line without its LF/CRLF end) of ``data`` (default: the file's bytes); a
+    final empty line is no row.
 
     Bytes are split on LF only (a lone CR inside a field stays text), then decoded as UTF-8.
     """
-    lines = Path(path).read_bytes().split(b"\n")
+    data = Path(path).read_bytes() if data is None else data
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
     for row, raw in enumerate(lines, start=1):
@@ -62,7 +69,8 @@ def _fields(path, row: int, line: str, names: tuple[str, ...]) -> list[str]:
 
 def _int(path, row: int, raw: str, what: str) -> int:
     if not _INT.fullmatch(raw.strip()):
-        raise DataValidationError(path, row, f"{what} must be an integer", repr(raw))
+        raise DataValidationError(path, row, f"{what} must be an integer (ASCII digits)",
+                                  repr(raw))
     return int(raw)
 
 
@@ -73,18 +81,21 @@ def _in_scale(path, row: int, value: int, what: str) -> int:
     return value
 
 
-def _read(path, parse_row: Callable[[str, int, str], dict], bad_rows: str) -> tuple[list[dict], Counter]:
-    if bad_rows not in ("raise", "skip"):
-        raise ValueError(f"bad_rows must be 'raise' or 'skip', got {bad_rows!r}")
-    rows, skipped = [], Counter()
-    for row, line in _lines(path):
+def _read(path, parse_row: Callable[[str, int, str], dict], on_invalid: str,
+          data: bytes | None) -> tuple[list[dict], Counter]:
+    check_on_invalid(on_invalid)
+    rows, omitted = [], Counter()
+    for row, line in _lines(path, data):
         try:
             rows.append(parse_row(str(path), row, line))
         except DataValidationError as exc:
-            if bad_rows == "raise":
+            if on_invalid == "raise":
                 raise
-            skipped[exc.rule] += 1
-    return rows, skipped
+            omitted[exc.rule] += 1
+    if not rows:
+        raise DataValidationError(path, None, "no valid rows" if omitted else "empty file",
+                                  f"{sum(omitted.values())} invalid rows omitted" if omitted else "")
+    return rows, omitted
 
 
 def parse_test_row(path: str, row: int, line: str, n_annotations: int | None = None) -> dict:
@@ -99,12 +110,12 @@ def parse_test_row(path: str, row: int, line: str, n_annotations: int | None = N
     if n_annotations is not None and len(values) != n_annotations:
         raise DataValidationError(path, row, f"expected exactly {n_annotations} annotations",
                                   f"got {len(values)}: {annotations!r}")
-    try:
-        stated = float(mean)
-    except ValueError:
-        raise DataValidationError(path, row, "mean score must be a number", repr(mean)) from None
+    stated = ascii_number(mean)
+    if stated is None:
+        raise DataValidationError(path, row, f"mean score must be a number ({NUMBER_RULE})",
+                                  repr(mean))
     score = sum(values) / len(values)
-    if not abs(stated - score) <= MEAN_TOLERANCE:  # also catches nan
+    if not abs(stated - score) <= MEAN_TOLERANCE:
         raise DataValidationError(path, row, "mean disagrees with its annotations",
                                   f"stated {mean}, mean of {annotations} is {score:.6f}")
     return {"row": row, "sentence1": s1, "sentence2": s2, "score": score,
@@ -143,16 +154,19 @@ def parse_dep_row(path: str, row: int, line: str) -> dict:
     return pair
 
 
-def read_test(path, *, n_annotations: int | None = None, bad_rows: str = "raise"):
-    """Rows of a context-free test file and the count of skipped rows per rule."""
-    return _read(path, lambda p, r, line: parse_test_row(p, r, line, n_annotations), bad_rows)
+def read_test(path, *, n_annotations: int | None = None, on_invalid: str = "raise",
+              data: bytes | None = None):
+    """Rows of a context-free test file and the count of omitted rows per rule (``data``: the
+    file's bytes if already read)."""
+    return _read(path, lambda p, r, line: parse_test_row(p, r, line, n_annotations), on_invalid,
+                 data)
 
 
-def read_dep(path, *, bad_rows: str = "raise"):
-    """Rows of a context-dependent test file and the count of skipped rows per rule."""
-    return _read(path, parse_dep_row, bad_rows)
+def read_dep(path, *, on_invalid: str = "raise", data: bytes | None = None):
+    """Rows of a context-dependent test file and the count of omitted rows per rule."""
+    return _read(path, parse_dep_row, on_invalid, data)
 
 
-def read_train(path, *, bad_rows: str = "raise"):
-    """Rows of a train file (raw, N2 or N1) and the count of skipped rows per rule."""
-    return _read(path, parse_train_row, bad_rows)
+def read_train(path, *, on_invalid: str = "raise", data: bytes | None = None):
+    """Rows of a train file (raw, N2 or N1) and the count of omitted rows per rule."""
+    return _read(path, parse_train_row, on_invalid, data)

@@ -8,8 +8,7 @@ Configs follow the paper's §6 protocols: 5-fold CV stratified by subset and lea
 
 from __future__ import annotations
 
-import csv
-import math
+from pathlib import Path
 
 import datasets
 
@@ -17,6 +16,7 @@ from ..base import SemrelBuilder, SemrelConfig
 from ..errors import DataValidationError
 from ..sources import Source
 from ..splits import leave_one_group_out, stratified_folds
+from ..textio import NUMBER_RULE, ascii_number, csv_rows
 
 SOURCE = Source(
     dataset_id="str-2021",
@@ -76,47 +76,42 @@ def _configs() -> list[SemrelConfig]:
 def read_pairs(path: str) -> list[dict]:
     """Parse and validate ``sem_text_rel_ranked.csv``; raise DataValidationError on any bad row.
 
-    Rules: all columns present; Text holds two non-empty sentences split by exactly one newline;
-    Score is a number in [0, 1] with at most 3 decimals (float noise such as
+    Rules: those of :func:`dataset_scripts.textio.csv_rows` (UTF-8, the header's field count);
+    all columns present; Text holds two non-empty sentences split by exactly one newline; Score
+    is a number (ASCII digits) in [0, 1] with at most 3 decimals (float noise such as
     0.35700000000000004 is rounded away, anything coarser is an error); PairID unique and of the
     form ``<SubsetID>_<n>``.
     """
-    with open(path, newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
-        if missing:
-            raise DataValidationError(path, None, "missing column(s) " + ", ".join(missing),
-                                      f"header is {reader.fieldnames}")
-        pairs, first_row_of = [], {}
-        for row_no, row in enumerate(reader, start=1):
-            pair_id = row["PairID"]
-            if pair_id in first_row_of:
-                raise DataValidationError(path, row_no, "duplicate PairID",
-                                          f"{pair_id!r} first seen at row {first_row_of[pair_id]}")
-            first_row_of[pair_id] = row_no
-            if not pair_id.startswith(row["SubsetID"] + "_"):
-                raise DataValidationError(path, row_no, "PairID must be <SubsetID>_<n>",
-                                          f"PairID {pair_id!r}, SubsetID {row['SubsetID']!r}")
-            text = row["Text"] or ""
-            if text.count("\n") != 1:
-                raise DataValidationError(path, row_no, "Text must hold two sentences separated "
-                                          "by exactly one newline",
-                                          f"{pair_id}: found {text.count(chr(10))} newlines")
-            sentence1, sentence2 = (s.strip() for s in text.split("\n"))
-            if not sentence1 or not sentence2:
-                raise DataValidationError(path, row_no, "empty sentence", pair_id)
-            pairs.append({"pair_id": pair_id, "source": row["SourceID"],
-                          "subset": row["SubsetID"], "sentence1": sentence1,
-                          "sentence2": sentence2, **_scores(path, row_no, row["Score"])})
+    pairs, first_row_of = [], {}
+    for row_no, row in csv_rows(path, Path(path).read_bytes(), COLUMNS):
+        pair_id = row["PairID"]
+        if pair_id in first_row_of:
+            raise DataValidationError(path, row_no, "duplicate PairID",
+                                      f"{pair_id!r} first seen at row {first_row_of[pair_id]}")
+        first_row_of[pair_id] = row_no
+        if not pair_id.startswith(row["SubsetID"] + "_"):
+            raise DataValidationError(path, row_no, "PairID must be <SubsetID>_<n>",
+                                      f"PairID {pair_id!r}, SubsetID {row['SubsetID']!r}")
+        text = row["Text"]
+        if text.count("\n") != 1:
+            raise DataValidationError(path, row_no, "Text must hold two sentences separated "
+                                      "by exactly one newline",
+                                      f"{pair_id}: found {text.count(chr(10))} newlines")
+        sentence1, sentence2 = (s.strip() for s in text.split("\n"))
+        if not sentence1 or not sentence2:
+            raise DataValidationError(path, row_no, "empty sentence", pair_id)
+        pairs.append({"pair_id": pair_id, "source": row["SourceID"],
+                      "subset": row["SubsetID"], "sentence1": sentence1,
+                      "sentence2": sentence2, **_scores(path, row_no, row["Score"])})
     return pairs
 
 
 def _scores(path: str, row_no: int, raw: str) -> dict:
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise DataValidationError(path, row_no, "Score must be a number", repr(raw)) from None
-    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+    value = ascii_number(raw)
+    if value is None:
+        raise DataValidationError(path, row_no, f"Score must be a number ({NUMBER_RULE})",
+                                  repr(raw))
+    if not 0.0 <= value <= 1.0:
         raise DataValidationError(path, row_no, "Score must be in [0, 1]", repr(raw))
     score = round(value, 3)
     if abs(value - score) > 1e-9:

@@ -1,0 +1,84 @@
+"""Reading text and CSV input strictly: UTF-8 only, one BOM at the start dropped, CSV rows with
+exactly the header's field count, numbers in ASCII decimal notation only.
+
+Every problem is a :class:`~dataset_scripts.errors.DataValidationError` naming file, row and rule
+(never a bare ``UnicodeDecodeError`` or ``_csv.Error``).
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import re
+from collections.abc import Iterator, Sequence
+
+from .errors import DataValidationError
+
+# ASCII digits only: Python's float()/int() would also read "٣" (Arabic-Indic 3), "1_000", "nan"
+NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+NUMBER_RULE = "ASCII digits, e.g. 4 or 4.5"
+ON_INVALID = ("raise", "omit")  # scipy's nan_policy words: stop at a bad row, or drop and count
+
+
+def check_on_invalid(value: str) -> str:
+    """``value`` if it is one of :data:`ON_INVALID`, else ``ValueError`` naming the argument."""
+    if value not in ON_INVALID:
+        raise ValueError(f"on_invalid must be 'raise' or 'omit', got {value!r}")
+    return value
+
+
+def ascii_number(raw: str | None) -> float | None:
+    """``float(raw)`` when ``raw`` (surrounding whitespace aside) is a decimal number written in
+    ASCII (:data:`NUMBER`), else ``None``: no nan/inf words, no other scripts' digits, no ``_``."""
+    text = (raw or "").strip()
+    return float(text) if NUMBER.fullmatch(text) else None
+
+
+def decode_utf8(name: str, data: bytes) -> str:
+    """``data`` as UTF-8 text without a leading byte-order mark; other encodings are an error."""
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        hint = (" (a UTF-16 byte-order mark: save it as UTF-8)"
+                if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) else "")
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DataValidationError(name, None, "not UTF-8 text: save the file as UTF-8",
+                                  f"line {line}, byte {exc.start}: {exc.reason}{hint}") from None
+
+
+def csv_rows(name: str, data: bytes, columns: Sequence[str]) -> Iterator[tuple[int, dict]]:
+    """(1-based data row, {column: cell}) of a UTF-8 CSV file with a header.
+
+    Rules: the header holds ``columns`` (others may follow) and no name twice; every row has
+    exactly as many fields as the header; cells fit csv's field limit; at least one data row.
+    """
+    reader = csv.DictReader(io.StringIO(decode_utf8(name, data), newline=""), strict=True)
+    row_no = 0
+    try:
+        header = reader.fieldnames
+        if not header:
+            raise DataValidationError(name, None, "empty file: a header and data rows are needed")
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise DataValidationError(name, None, "missing column(s) " + ", ".join(missing),
+                                      f"header is {header}")
+        twice = sorted({c for c in header if header.count(c) > 1})
+        if twice:
+            raise DataValidationError(name, None, "a column name appears twice in the header",
+                                      ", ".join(map(repr, twice)))
+        for row_no, row in enumerate(reader, start=1):
+            if None in row or None in row.values():
+                n = len(header) + len(row.get(None, ())) - sum(v is None for v in row.values())
+                raise DataValidationError(name, row_no, f"wrong field count: the header has "
+                                          f"{len(header)} fields", f"row has {n}")
+            yield row_no, row
+    except csv.Error as exc:
+        limit = csv.field_size_limit()
+        rule = (f"a cell longer than {limit} characters (csv.field_size_limit)"
+                if "field limit" in str(exc) else "not valid CSV")
+        raise DataValidationError(name, row_no + 1, rule, f"line {reader.line_num}: {exc}") from None
+    if row_no == 0:
+        raise DataValidationError(name, None, "no data rows (the file holds only a header)")
