@@ -3,7 +3,9 @@
 import datasets
 import evaluate
 
+# evaluate.load copies only the same-folder modules imported here: every one the math uses
 from .agreement import annotator_agreement
+from .correlation import correlate
 
 _CITATION = """\
 @article{sido2021czech,
@@ -34,7 +36,7 @@ Args:
     annotators (`list` of `str` or `int`): who gave the rating; a repeated (item, annotator)
         pair is a re-test (intra agreement only; its first rating counts everywhere else).
     ratings (`list` of `float`): the ratings.
-    too_few (`str`): "raise" (default) or "skip" items rated by fewer than 2 annotators.
+    on_invalid (`str`): "raise" (default) or "omit" items rated by fewer than 2 annotators.
 Returns:
     inter_pearson, inter_spearman, inter_rmse, inter_mse, inter_loo_pearson, inter_loo_spearman,
     inter_loo_rmse, inter_loo_mse, intra_pearson, intra_spearman, intra_rmse, intra_mse (None
@@ -59,9 +61,10 @@ _FEATURES = [
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class AnnotatorAgreement(evaluate.Metric):
+class AnnotatorAgreement(evaluate.Measurement):
     def _info(self):
-        return evaluate.MetricInfo(
+        return evaluate.MeasurementInfo(
+            module_type="measurement",
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
@@ -70,8 +73,8 @@ class AnnotatorAgreement(evaluate.Metric):
                             "https://repository.upenn.edu/asc_papers/43"],
         )
 
-    def _compute(self, items, annotators, ratings, too_few="raise"):
-        result = annotator_agreement(items, annotators, ratings, too_few=too_few)
+    def _compute(self, items, annotators, ratings, on_invalid="raise"):
+        result = annotator_agreement(items, annotators, ratings, on_invalid=on_invalid)
         out = {}
         for name in ("inter", "inter_loo", "intra"):
             part = getattr(result, name)

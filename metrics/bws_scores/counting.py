@@ -9,7 +9,7 @@ For every item i over all annotations whose tuple contains i::
 This is the procedure of the NRC script ``get-scores-from-BWS-annotations-counting.pl``, with
 stricter input checks: a best/worst choice outside the tuple, best == worst, an item repeated in
 its tuple, tuples of mixed sizes and empty cells are errors naming the row (the Perl script stops on
-the first, warns on the second and counts the third twice). ``on_invalid="skip"`` drops such rows
+the first, warns on the second and counts the third twice). ``on_invalid="omit"`` drops such rows
 and reports how many, by rule.
 """
 
@@ -22,8 +22,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from .errors import DataValidationError
+
 Choice = Literal["item", "position"]
-OnInvalid = Literal["raise", "skip"]
+OnInvalid = Literal["raise", "omit"]
 
 # Rules in the order they are checked; a row is reported under the first rule it breaks.
 RULES = (
@@ -45,7 +47,7 @@ class Annotations:
     best: np.ndarray  # (n,) int item codes
     worst: np.ndarray  # (n,) int item codes
     rows: np.ndarray  # (n,) row label of each kept annotation (1-based input row or file row)
-    skipped: dict  # rule -> number of rows dropped with on_invalid="skip"
+    skipped: dict  # rule -> number of rows dropped with on_invalid="omit"
     skipped_rows: np.ndarray  # row labels of the dropped rows
     repaired: dict = field(default_factory=dict)  # what a reader tolerated -> number of cells
 
@@ -55,7 +57,7 @@ class Annotations:
 
 
 @dataclass(frozen=True)
-class BWSScores:
+class BWSScoresResult:
     """Counting scores per item (item order = sorted item ids)."""
 
     items: np.ndarray
@@ -66,6 +68,12 @@ class BWSScores:
     score_01: np.ndarray  # (score + 1) / 2, in [0, 1]
     n_annotations: int
     n_skipped: int
+
+
+def check_on_invalid(on_invalid) -> None:
+    """The raise-or-omit policy (scipy's nan_policy words): "raise" (default) or "omit"."""
+    if on_invalid not in ("raise", "omit"):
+        raise ValueError(f"on_invalid must be 'raise' or 'omit', not {on_invalid!r}")
 
 
 def counting_score(n_best, n_worst, appearances):
@@ -84,7 +92,7 @@ def tally(annotations: Annotations) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def bws_counting_scores(tuples, best=None, worst=None, *, choice: Choice = "item",
-                        on_invalid: OnInvalid = "raise") -> BWSScores:
+                        on_invalid: OnInvalid = "raise") -> BWSScoresResult:
     """Counting scores of BWS annotations (one annotation per row).
 
     Args:
@@ -93,7 +101,7 @@ def bws_counting_scores(tuples, best=None, worst=None, *, choice: Choice = "item
         best, worst: (n,) the chosen items: item ids (``choice="item"``) or 1-based positions in
             the row's tuple (``choice="position"``).
         on_invalid: ``"raise"`` a DataValidationError naming the first bad row and its rule, or
-            ``"skip"`` bad rows (counts in ``n_skipped``).
+            ``"omit"`` bad rows (counts in ``n_skipped``).
 
     >>> r = bws_counting_scores([["a", "b", "c", "d"], ["a", "b", "c", "e"]], ["a", "b"], ["d", "a"])
     >>> r.items.tolist(), r.score.tolist()
@@ -102,7 +110,7 @@ def bws_counting_scores(tuples, best=None, worst=None, *, choice: Choice = "item
     ann = as_annotations(tuples, best, worst, choice=choice, on_invalid=on_invalid)
     appearances, n_best, n_worst = tally(ann)
     score = counting_score(n_best, n_worst, appearances)
-    return BWSScores(items=ann.items, appearances=appearances, n_best=n_best, n_worst=n_worst,
+    return BWSScoresResult(items=ann.items, appearances=appearances, n_best=n_best, n_worst=n_worst,
                      score=score, score_01=(score + 1.0) / 2.0, n_annotations=len(ann.best),
                      n_skipped=ann.n_skipped)
 
@@ -127,8 +135,9 @@ def encode_annotations(tuples, best, worst, *, choice: Choice = "item",
     """
     if choice not in ("item", "position"):
         raise ValueError(f"choice must be 'item' or 'position', not {choice!r}")
-    if on_invalid not in ("raise", "skip"):
-        raise ValueError(f"on_invalid must be 'raise' or 'skip', not {on_invalid!r}")
+    check_on_invalid(on_invalid)
+    if len(tuples) == 0:
+        raise DataValidationError(source, None, "no annotations", "tuples, best and worst are empty")
     matrix, size_ok = _tuple_matrix(tuples)
     n, k = matrix.shape
     best, worst = np.asarray(best), np.asarray(worst)
@@ -237,8 +246,6 @@ def _from_positions(positions: np.ndarray, codes: np.ndarray) -> np.ndarray:
 
 
 def _raise_first(source, rows, rule, tuples, best, worst, choice, k):
-    from dataset_scripts.errors import DataValidationError  # imported here: keeps this module light
-
     bad = np.flatnonzero(rule >= 0)
     i = bad[0]
     detail = f"tuple={np.asarray(tuples[i]).tolist()!r}, best={best[i:i + 1].tolist()[0]!r}, worst={worst[i:i + 1].tolist()[0]!r}"
@@ -249,5 +256,5 @@ def _raise_first(source, rows, rule, tuples, best, worst, choice, k):
                    else "; pass choice='position' if best/worst are 1-based positions")
     if len(bad) > 1:
         detail += (f"; {len(bad) - 1} more invalid row(s), e.g. {rows[bad[1:6]].tolist()};"
-                   " on_invalid='skip' drops them and counts them")
+                   " on_invalid='omit' drops them and counts them")
     raise DataValidationError(source, rows[i].item(), RULES[rule[i]], detail)
