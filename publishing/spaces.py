@@ -1,38 +1,51 @@
-"""Metric folders -> standalone Hub Space folders (``build/hub/spaces/<name>/``).
+"""Metric folders -> standalone Hub Space folders (``build/hub/spaces/<name>/``), and their check.
 
-A metric folder (``metrics/<name>/``) is already laid out as a Space: ``<name>.py`` (the evaluate
-module), its pure math module(s), ``README.md`` (card with Space YAML), ``app.py`` and
-``requirements.txt``. On the Hub nothing of this package is installed, so a module that imports
-another module of the project (``from metrics.bws_scores.counting import tally``, or inside a
-function ``from dataset_scripts.errors import DataValidationError``) would fail there.
-:func:`build_space` copies the folder and **vendors** such modules: the file is copied in and the
-import becomes same-folder relative (``from .counting import tally``). Because ``evaluate.load``
-copies only the modules that ``<name>.py`` imports at top level (it does not follow imports),
-every same-folder module used anywhere also gets an import line in ``<name>.py``. Third-party
-imports missing from ``requirements.txt`` are added with the bound this package declares.
-:func:`check_space` lists what would stop the Space from working.
+A metric folder (``metrics/<name>/``) is laid out as a Space: ``<name>.py`` (the evaluate module),
+its math modules, ``README.md`` (card with Space YAML), ``app.py`` and ``requirements.txt``. Its
+modules import only same-folder modules (``from .counting import tally``). A module shared by
+several folders lives once in ``metrics/`` (``errors.py``, ``correlation.py``, ``space_app.py``,
+``bws_scores/counting.py``); a folder that uses it holds a **link**: a file of that name whose only
+statements are ``from metrics.<module> import <names>``. In the repository the link re-exports the
+one original (one class, one function); :func:`build_space` replaces each link with the file it
+points to, so the Space carries no import of this project and nothing is rewritten.
+
+``evaluate.load`` copies only the same-folder modules that ``<name>.py`` imports at top level, so
+``<name>.py`` imports every module the math uses; :func:`check_space` lists what would stop a
+Space from working and :func:`verify_space` starts its ``app.py`` and compares its answer with
+``evaluate.load(...).compute(...)``.
 """
 
 from __future__ import annotations
 
 import ast
+import json
+import os
 import re
 import shutil
+import socket
+import subprocess
 import sys
+import tempfile
+import time
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib.metadata import packages_distributions, requires
 from pathlib import Path
 
-from huggingface_hub import RepoCard
-
 METRICS_ROOT = Path(__file__).resolve().parents[1] / "metrics"
-PROJECT_PACKAGES = ("metrics", "dataset_scripts", "trainers", "scripts")
-OWN_DISTRIBUTION = "semrel"
+PROJECT_PACKAGES = ("metrics", "dataset_scripts", "trainers", "scripts", "publishing")
 SPACE_YAML = {"sdk": "gradio", "app_file": "app.py"}
-SPACE_TAGS = {"evaluate", "metric"}
-# A comment after an import would be read by evaluate's scanner as a "# From: URL": own line.
-VENDOR_NOTE = "# vendored for the Space: evaluate.load copies only the modules imported here\n"
+SPACE_TAGS = {"evaluate"}
+GRADIO_SDK_VERSION = "6.31.0"  # the gradio the Space tests ran (README sdk_version)
+# Runs an app.py with this project's packages unimportable (argv: app.py); used by verify_space.
+ISOLATED_RUNNER = f"""\
+import importlib.abc, runpy, sys
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {PROJECT_PACKAGES!r}:
+            raise ModuleNotFoundError(f"{{name}} is not available in a Space", name=name)
+sys.meta_path.insert(0, Block())
+sys.path.insert(0, ".")
+runpy.run_path(sys.argv[1], run_name="__main__")
+"""
 
 
 class SpaceError(ValueError):
@@ -40,12 +53,10 @@ class SpaceError(ValueError):
 
 
 @dataclass(frozen=True)
-class SpaceBuild:
+class SpaceBuildResult:
     name: str
     folder: Path
-    vendored: tuple[str, ...]  # sibling modules copied in, e.g. ("bws_scores/counting.py",)
-    added_requirements: tuple[str, ...]
-    removed_requirements: tuple[str, ...]  # this project itself: vendoring replaces it
+    linked: tuple[str, ...]  # link files replaced by their originals, e.g. ("counting.py <- bws_scores/counting.py",)
 
 
 def metric_names(root: Path = METRICS_ROOT) -> list[str]:
@@ -53,8 +64,23 @@ def metric_names(root: Path = METRICS_ROOT) -> list[str]:
     return sorted(p.parent.name for p in Path(root).glob("*/*.py") if p.stem == p.parent.name)
 
 
-def build_space(name: str, out_root: Path, *, metrics_root: Path = METRICS_ROOT) -> SpaceBuild:
-    """Copy ``metrics_root/<name>`` to ``out_root/spaces/<name>``, vendoring sibling imports."""
+def link_target(path: Path, metrics_root: Path = METRICS_ROOT) -> Path | None:
+    """The file a link module points to (``from metrics.x.y import a, b`` only), else None."""
+    body = ast.parse(Path(path).read_text(encoding="utf-8")).body
+    modules = {n.module for n in body if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module}
+    if not body or len(modules) != 1 or len(body) != sum(isinstance(n, ast.ImportFrom) for n in body):
+        return None
+    (module,) = modules
+    if module.split(".")[0] != "metrics":
+        return None
+    target = Path(metrics_root).parent / (module.replace(".", "/") + ".py")
+    if not target.is_file():
+        raise SpaceError(f"{path}: links to {module}, which is not a module file ({target})")
+    return target
+
+
+def build_space(name: str, out_root: Path, *, metrics_root: Path = METRICS_ROOT) -> SpaceBuildResult:
+    """Copy ``metrics_root/<name>`` to ``out_root/spaces/<name>``, replacing links by their files."""
     source = Path(metrics_root) / name
     if not (source / f"{name}.py").is_file():
         raise SpaceError(f"{source}: no metric module {name}.py (known: {metric_names(metrics_root)})")
@@ -62,17 +88,26 @@ def build_space(name: str, out_root: Path, *, metrics_root: Path = METRICS_ROOT)
     if folder.exists():
         shutil.rmtree(folder)
     shutil.copytree(source, folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "__init__.py"))
-    vendored = _vendor(folder, name, Path(metrics_root))
-    removed = _drop_own_requirement(folder / "requirements.txt")
-    added = _complete_requirements(folder)
+    linked = []
+    for path in sorted(folder.glob("*.py")):
+        target = link_target(path, metrics_root)
+        if target is not None:
+            shutil.copyfile(target, path)
+            linked.append(f"{path.name} <- {target.relative_to(Path(metrics_root)).as_posix()}")
+            if link_target(path, metrics_root) is not None:
+                raise SpaceError(f"{target}: a link to a link; point {source / path.name} at the original")
     problems = check_space(folder)
     if problems:
         raise SpaceError(f"Space {name} would not work standalone:\n  " + "\n  ".join(problems))
-    return SpaceBuild(name, folder, tuple(vendored), tuple(added), tuple(removed))
+    return SpaceBuildResult(name, folder, tuple(linked))
+
+
+def _relative_imports(path: Path) -> set[str]:
+    return {n.module for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module}
 
 
 def _project_import(node: ast.AST) -> str | None:
-    """The module name of an absolute import of this project's packages, else None."""
     if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
         names = [node.module]
     elif isinstance(node, ast.Import):
@@ -82,77 +117,10 @@ def _project_import(node: ast.AST) -> str | None:
     return next((n for n in names if n.split(".")[0] in PROJECT_PACKAGES), None)
 
 
-def _vendor(folder: Path, name: str, metrics_root: Path) -> list[str]:
-    """Copy project modules in and make their imports relative; returns what was copied."""
-    vendored: dict[str, str] = {}  # module stem -> "<package>/<file>.py"
-    todo = sorted(folder.glob("*.py"))
-    while todo:
-        path = todo.pop()
-        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-        for node in ast.walk(ast.parse("".join(lines), str(path))):
-            module = _project_import(node)
-            if module is None:
-                continue
-            where = f"{path.name}:{node.lineno}"
-            if not isinstance(node, ast.ImportFrom) or node.lineno != node.end_lineno:
-                raise SpaceError(f"{where}: import a project module as one line "
-                                 f"`from {module} import <names>` so it can be vendored")
-            origin = metrics_root.parent / (module.replace(".", "/") + ".py")
-            if not origin.is_file():
-                raise SpaceError(f"{where}: `{module}` is not a module file of this project "
-                                 f"({origin} does not exist); a Space can only vendor module files")
-            names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in node.names)
-            indent = lines[node.lineno - 1][: node.col_offset]
-            lines[node.lineno - 1] = f"{indent}from .{origin.stem} import {names}\n"
-            if origin.parent.resolve() != (metrics_root / name).resolve():  # else: already here
-                todo += _copy_module(origin, folder, vendored, where)
-        path.write_text("".join(lines), encoding="utf-8")
-    _import_from_main(folder / f"{name}.py")
-    return sorted(vendored.values())
-
-
-def _copy_module(origin: Path, folder: Path, vendored: dict[str, str], where: str) -> list[Path]:
-    """Copy ``origin`` and, recursively, its own same-folder imports; returns the new files."""
-    if origin.stem in vendored:
-        return []
-    target = folder / origin.name
-    if target.exists():
-        raise SpaceError(f"{where}: cannot vendor {origin}: {target.name} already exists")
-    shutil.copyfile(origin, target)
-    vendored[origin.stem] = f"{origin.parent.name}/{origin.name}"
-    copied = [target]
-    for stem in _relative_imports(target):
-        if not (origin.parent / f"{stem}.py").is_file():
-            raise SpaceError(f"{origin}: imports .{stem}, which is not a module file")
-        copied += _copy_module(origin.parent / f"{stem}.py", folder, vendored, origin.name)
-    return copied
-
-
-def _relative_imports(path: Path) -> dict[str, str]:
-    """``{module: first imported name}`` of every ``from .module import name`` in ``path``."""
-    found = {}
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
-            found.setdefault(node.module, node.names[0].name)
-    return found
-
-
-def _import_from_main(main: Path) -> None:
-    """Make ``main`` import every same-folder module any file of the Space imports."""
-    direct = _relative_imports(main)
-    needed = {}
-    for path in sorted(main.parent.glob("*.py")):
-        if path != main:
-            needed.update({k: v for k, v in _relative_imports(path).items() if k not in needed})
-    missing = [stem for stem in sorted(needed) if stem not in direct]
-    if not missing:
-        return
-    source = main.read_text(encoding="utf-8")
-    tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
-    last = max(n.end_lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)))
-    lines[last:last] = [VENDOR_NOTE] + [f"from .{stem} import {needed[stem]}\n" for stem in missing]
-    main.write_text("".join(lines), encoding="utf-8")
+def _requirement_names(path: Path) -> set[str]:
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    return {re.split(r"[\[<>=!~ ;@]", line.strip(), maxsplit=1)[0].lower().replace("_", "-")
+            for line in lines if line.strip() and not line.strip().startswith("#")}
 
 
 def _third_party_imports(folder: Path) -> set[str]:
@@ -164,119 +132,35 @@ def _third_party_imports(folder: Path) -> set[str]:
                 tops |= {a.name.split(".")[0] for a in node.names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 tops.add(node.module.split(".")[0])
-    return {t for t in tops if t not in local and t not in sys.stdlib_module_names and t != "__future__"}
-
-
-def _normalise(dist: str) -> str:
-    return re.sub(r"[-_.]+", "-", dist).lower()
-
-
-@lru_cache(maxsize=None)
-def _distribution(top_level: str) -> str:
-    """The (normalised) distribution that provides ``import top_level`` (``yaml`` -> ``pyyaml``)."""
-    return _normalise((_module_distributions().get(top_level) or [top_level])[0])
-
-
-@lru_cache(maxsize=1)
-def _module_distributions() -> dict[str, list[str]]:
-    return packages_distributions()
-
-
-@lru_cache(maxsize=1)
-def _our_bounds() -> dict[str, str]:
-    """This package's own requirement strings by distribution name, e.g. scipy -> 'scipy>=1.11'."""
-    bounds = {}
-    for req in requires("semrel") or []:
-        if "extra ==" not in req:
-            spec = req.split(";")[0].strip()
-            bounds[_normalise(re.split(r"[\[<>=!~ ]", spec, maxsplit=1)[0])] = spec
-    return bounds
-
-
-def _requirement_names(path: Path) -> set[str]:
-    return _requirement_names_of(path.read_text(encoding="utf-8").splitlines() if path.is_file() else [])
-
-
-def _requirement_names_of(lines: list[str]) -> set[str]:
-    return {_normalise(re.split(r"[\[<>=!~ ;@]", line.strip(), maxsplit=1)[0])
-            for line in lines if line.strip() and not line.strip().startswith("#")}
-
-
-def _drop_own_requirement(path: Path) -> list[str]:
-    """Remove this project (``semrel``, not on PyPI) from requirements.txt, with the comment lines
-    just above it: the Space carries the vendored modules instead."""
-    if not path.is_file():
-        return []
-    kept, removed, comments = [], [], []
-    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
-        if line.strip().startswith("#"):
-            comments.append(line)
-            continue
-        if line.strip() and _requirement_names_of([line]) == {OWN_DISTRIBUTION}:
-            removed.append(line.strip())
-        else:
-            kept += comments + [line]
-        comments = []
-    if removed:
-        path.write_text("".join(kept + comments), encoding="utf-8")
-    return removed
-
-
-def _complete_requirements(folder: Path) -> list[str]:
-    """Append the distributions the Space's modules import but requirements.txt lacks."""
-    path = folder / "requirements.txt"
-    listed = _requirement_names(path)
-    added = []
-    for dist in sorted({_distribution(t) for t in _third_party_imports(folder)} - listed):
-        added.append(_our_bounds().get(dist, dist))
-    if added:
-        text = path.read_text(encoding="utf-8") if path.is_file() else ""
-        path.write_text(text + ("" if not text or text.endswith("\n") else "\n")
-                        + "\n".join(added) + "\n", encoding="utf-8")
-    return added
-
-
-def _app_loads_own_module(app: Path, name: str) -> bool:
-    """Whether ``app.py`` calls ``evaluate.load("<name>.py")`` (the Space root is the working
-    directory) or ``evaluate.load(str(Path(__file__).with_name("<name>.py")))``."""
-    for node in ast.walk(ast.parse(app.read_text(encoding="utf-8"))):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "load" and node.args):
-            argument = node.args[0]
-            names = {n.id for n in ast.walk(argument) if isinstance(n, ast.Name)}
-            strings = [n.value for n in ast.walk(argument) if isinstance(n, ast.Constant)]
-            if (isinstance(argument, ast.Constant) and argument.value == f"{name}.py") or (
-                    "__file__" in names and strings == [f"{name}.py"]):
-                return True
-    return False
+    return {t for t in tops - local - {"__future__", "gradio"} if t not in sys.stdlib_module_names}
 
 
 def check_space(folder: Path) -> list[str]:
     """Problems that would stop ``folder`` from working as a metric Space (empty = fine)."""
+    from huggingface_hub import RepoCard
+
     folder = Path(folder)
     name = folder.name
-    problems = [f"{folder}/{f} is missing" for f in (f"{name}.py", "README.md", "app.py",
-                                                     "requirements.txt")
+    problems = [f"{folder}/{f} is missing" for f in (f"{name}.py", "README.md", "app.py", "requirements.txt")
                 if not (folder / f).is_file()]
     if problems:
         return problems
-    card = RepoCard.load(folder / "README.md")
-    meta = card.data.to_dict()
+    meta = RepoCard.load(folder / "README.md").data.to_dict()
     problems += [f"README.md: Space YAML needs {key}: {value}" for key, value in SPACE_YAML.items()
                  if meta.get(key) != value]
     problems += [f"README.md: Space YAML needs {key}" for key in ("title", "sdk_version", "description")
                  if not meta.get(key)]
     if not SPACE_TAGS <= set(meta.get("tags") or []):
         problems.append(f"README.md: tags must include {sorted(SPACE_TAGS)}")
-    if not _app_loads_own_module(folder / "app.py", name):
-        problems.append(f'app.py: must load the module from the Space itself with '
-                        f'`evaluate.load("{name}.py")` (a bare name is looked up on the Hub as '
-                        f'evaluate-metric/{name})')
+    if f'with_name("{name}.py")' not in (folder / "app.py").read_text(encoding="utf-8"):
+        problems.append(f'app.py: must launch its own module, Path(__file__).with_name("{name}.py")')
+    main_imports = _relative_imports(folder / f"{name}.py")
     for path in sorted(folder.glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        text = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(text)):
             if (module := _project_import(node)) is not None:
                 problems.append(f"{path.name}:{node.lineno}: imports {module}, which a Space lacks")
-        for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for line_no, line in enumerate(text.splitlines(), 1):
             if re.match(r"^\s*import\s+\w+(\.\w+)*\s*,", line):
                 problems.append(f"{path.name}:{line_no}: one import per line (evaluate's scanner)")
             if re.match(r"^from\s+\.\w+\s+import\s+[^#]*#", line):
@@ -285,13 +169,124 @@ def check_space(folder: Path) -> list[str]:
         for stem in _relative_imports(path):
             if not (folder / f"{stem}.py").is_file():
                 problems.append(f"{path.name}: imports .{stem}, but {stem}.py is not in the Space")
-            elif stem not in _relative_imports(folder / f"{name}.py"):
+            elif stem not in main_imports:
                 problems.append(f"{path.name}: imports .{stem}, which {name}.py does not import "
                                 f"(evaluate.load copies only what {name}.py imports)")
     listed = _requirement_names(folder / "requirements.txt")
-    if OWN_DISTRIBUTION in listed:
-        problems.append(f"requirements.txt: lists {OWN_DISTRIBUTION}, this project, which is not "
-                        "installable on the Hub (vendor its modules instead)")
-    problems += [f"requirements.txt: lacks {_distribution(t)} (imported as `{t}`)"
-                 for t in sorted(_third_party_imports(folder)) if _distribution(t) not in listed]
+    problems += [f"requirements.txt: lacks {t} (imported)" for t in sorted(_third_party_imports(folder))
+                 if t not in listed]
     return problems
+
+
+def space_example(folder: Path) -> tuple[dict, dict]:
+    """(EXAMPLE, OPTIONS) literals of a Space's app.py: the inputs its form is prefilled with."""
+    values = {}
+    for node in ast.parse((Path(folder) / "app.py").read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id in ("EXAMPLE", "OPTIONS"):
+                values[node.targets[0].id] = ast.literal_eval(node.value)
+    return values.get("EXAMPLE", {}), values.get("OPTIONS", {})
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class SpaceServer:
+    """A built Space's ``app.py`` running in a subprocess on 127.0.0.1, this project unimportable.
+
+    Use as a context manager; ``client`` is a ``gradio_client.Client`` connected to it.
+    """
+
+    def __init__(self, folder: Path, timeout: float = 60.0):
+        self.folder, self.timeout = Path(folder), timeout
+
+    def __enter__(self) -> "SpaceServer":
+        from gradio_client import Client
+
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
+        env.update(GRADIO_SERVER_NAME="127.0.0.1", GRADIO_SERVER_PORT=str(self.port),
+                   GRADIO_ANALYTICS_ENABLED="False", HF_HUB_OFFLINE="1", HF_EVALUATE_OFFLINE="1",
+                   HF_MODULES_CACHE=tempfile.mkdtemp(prefix="space-modules-"))
+        self.log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen([sys.executable, "-s", "-c", ISOLATED_RUNNER, "app.py"],
+                                        cwd=self.folder, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + self.timeout
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.folder}/app.py exited ({self.process.returncode}):\n{self.output()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.__exit__()
+                    raise TimeoutError(f"{self.folder}/app.py did not listen within {self.timeout:.0f} s")
+                time.sleep(0.2)
+        self.client = Client(self.url, verbose=False)
+        return self
+
+    def compute(self, inputs: dict, options: dict | None = None, names=None) -> dict:
+        """The page's answer to ``inputs`` (one JSON text per field, in the form's order)."""
+        names = list(names or inputs)
+        texts = [json.dumps(inputs[n]) if n in inputs else "" for n in names]
+        return self.client.predict(*texts, json.dumps(options or {}), api_name="/compute")
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode("utf-8", "replace")[-3000:]
+
+    def __exit__(self, *exc) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def verify_space(space_dir: Path) -> str:
+    """Start the built Space's app, send its example, compare with ``evaluate.load(...).compute``.
+
+    Returns a one-line verdict; raises SpaceError when the Space fails or answers differently, or
+    when gradio / gradio_client is not installed (``pip install '.[spaces]'``).
+    """
+    space_dir = Path(space_dir)
+    problems = check_space(space_dir)
+    if problems:
+        raise SpaceError(f"{space_dir}: " + "; ".join(problems))
+    try:
+        import gradio  # noqa: F401
+        import gradio_client  # noqa: F401
+    except ImportError as err:
+        raise SpaceError(f"{space_dir}: cannot start the Space: {err.name} is not installed "
+                         "(pip install '.[spaces]')") from None
+    import evaluate
+
+    example, options = space_example(space_dir)
+    expected = evaluate.load(str(space_dir / f"{space_dir.name}.py")).compute(**example, **options)
+    with SpaceServer(space_dir) as server:
+        answer = server.compute(example, options)
+    if json.loads(json.dumps(answer)) != json.loads(json.dumps(expected)):
+        raise SpaceError(f"{space_dir}: the Space answered {answer} but evaluate.load(...).compute gives {expected}")
+    return f"{space_dir.name}: the Space's app answered its example as evaluate.load(...).compute does"
+
+
+def main(argv=None) -> int:
+    """``python -m publishing.spaces NAME``: build the Space into build/hub/spaces/NAME and serve it."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Build a metric Space and serve it on 127.0.0.1:7860.")
+    parser.add_argument("name", choices=metric_names())
+    parser.add_argument("--out", type=Path, default=Path("build/hub"))
+    args = parser.parse_args(argv)
+    folder = build_space(args.name, args.out).folder
+    print(f"built {folder}; serving http://127.0.0.1:7860 (Ctrl-C stops)", flush=True)
+    return subprocess.call([sys.executable, "app.py"], cwd=folder)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
