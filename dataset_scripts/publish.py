@@ -37,7 +37,7 @@ from huggingface_hub.utils import filter_repo_objects
 
 from .export import card_metadata, verify_folder
 from .registry import REGISTRY, get_spec
-from .spaces import check_space, metric_names
+from publishing.spaces import check_space, metric_names
 
 # An MTurk WorkerId: "A" + 11–20 upper-case letters/digits, with at least one digit.
 WORKER_ID = re.compile(r"\bA(?=[A-Z]*[0-9])[A-Z0-9]{11,20}\b")

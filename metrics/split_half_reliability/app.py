@@ -3,7 +3,8 @@ from pathlib import Path
 
 from space_app import launch
 
-EXAMPLE = {"tuples": [["a", "b", "c", "d"]] * 4 + [["a", "b", "c", "e"]] * 4,
+EXAMPLE = {"tuples": [["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"],
+                      ["a", "b", "c", "e"], ["a", "b", "c", "e"], ["a", "b", "c", "e"], ["a", "b", "c", "e"]],
            "best": ["a", "a", "b", "a", "a", "b", "a", "a"],
            "worst": ["d", "c", "d", "d", "e", "e", "c", "e"]}
 OPTIONS = {"trials": 100, "seed": 0}
