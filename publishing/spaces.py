@@ -87,7 +87,7 @@ def build_space(name: str, out_root: Path, *, metrics_root: Path = METRICS_ROOT)
     folder = Path(out_root) / "spaces" / name
     if folder.exists():
         shutil.rmtree(folder)
-    shutil.copytree(source, folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "__init__.py"))
+    shutil.copytree(source, folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "__init__.py", "__main__.py"))
     linked = []
     for path in sorted(folder.glob("*.py")):
         target = link_target(path, metrics_root)

@@ -15,12 +15,12 @@ and reports how many, by rule.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 
 from .errors import DataValidationError
 
@@ -147,8 +147,9 @@ def encode_annotations(tuples, best, worst, *, choice: Choice = "item",
 
     codes, ids = _factorize(matrix)
     if choice == "item":
-        lookup = pd.Index(ids)
-        best_code, worst_code = lookup.get_indexer(best), lookup.get_indexer(worst)
+        lookup = dict(zip(ids.tolist(), range(len(ids))))
+        best_code, worst_code = (np.fromiter(map(lookup.get, v.tolist(), itertools.repeat(-1)), np.int64, len(v))
+                                 for v in (best, worst))
     else:
         best_code, worst_code = _from_positions(best, codes), _from_positions(worst, codes)
     broken = [  # one mask per rule, in the order of RULES
@@ -198,17 +199,38 @@ def _tuple_matrix(tuples) -> tuple[np.ndarray, np.ndarray]:
     return matrix, size_ok
 
 
+def factorize(values) -> tuple[np.ndarray, list]:
+    """(code of each value, the distinct values in first-seen order): two C-speed dict passes,
+    linear in the number of values (no sort, no pandas)."""
+    flat = values.ravel().tolist() if isinstance(values, np.ndarray) else list(values)
+    index = dict.fromkeys(flat)
+    for code, key in enumerate(index):
+        index[key] = code
+    return np.fromiter(map(index.__getitem__, flat), dtype=np.int64, count=len(flat)), list(index)
+
+
 def _factorize(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Codes of the tuple cells in sorted id order, and the ids; -1 marks empty cells."""
-    codes, ids = pd.factorize(matrix.ravel())  # None/NaN -> -1
-    kept = np.flatnonzero(~is_empty(ids))
+    codes, distinct = factorize(matrix)
+    blank = _blank(distinct)
+    kept = [v for v, b in zip(distinct, blank) if not b]
     try:
-        kept = kept[np.argsort(ids[kept], kind="stable")]
+        order = sorted(range(len(kept)), key=kept.__getitem__)
     except TypeError as err:
         raise TypeError(f"item ids must be mutually comparable (one type): {err}") from None
-    new_code = np.full(len(ids) + 1, -1)  # the last slot maps code -1 to -1
-    new_code[kept] = np.arange(len(kept))
-    return new_code[codes].reshape(matrix.shape), ids[kept]
+    rank = np.empty(len(kept), dtype=np.int64)
+    rank[order] = np.arange(len(kept))
+    new_code = np.full(len(distinct), -1, dtype=np.int64)
+    new_code[~blank] = rank
+    ids = np.empty(len(kept), dtype=matrix.dtype if matrix.dtype.kind in "iuU" else object)
+    ids[:] = [kept[i] for i in order]
+    return new_code[codes].reshape(matrix.shape), ids
+
+
+def _blank(distinct: list) -> np.ndarray:
+    """None, NaN, or a blank string, per distinct value."""
+    return np.array([v is None or (isinstance(v, float) and v != v) or (isinstance(v, str) and not v.strip())
+                     for v in distinct], dtype=bool)
 
 
 def _row_any(mask: np.ndarray) -> np.ndarray:
@@ -230,19 +252,28 @@ def is_empty(values) -> np.ndarray:
         return np.zeros(values.shape, dtype=bool)
     if values.dtype.kind == "f":
         return np.isnan(values)
-    codes, distinct = pd.factorize(values.astype(object).ravel())
-    blank = np.array([isinstance(v, str) and not v.strip() for v in distinct] + [True])
-    return blank[codes]
+    codes, distinct = factorize(values)
+    return _blank(distinct)[codes].reshape(values.shape)
 
 
 def _from_positions(positions: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """Item codes at 1-based positions; -2 where a position is not an integer in 1..k."""
-    pos = positions if positions.dtype.kind in "iuf" else pd.to_numeric(
-        pd.Series(positions), errors="coerce").to_numpy(dtype=np.float64)
+    if positions.dtype.kind in "iuf":
+        pos = positions
+    else:  # strings from a file: convert each distinct value once; not a number -> NaN
+        codes_, distinct = factorize(positions)
+        pos = np.array([_number(v) for v in distinct], dtype=np.float64)[codes_] if distinct else np.empty(0)
     n, k = codes.shape
     ok = (pos >= 1) & (pos <= k) & (pos == np.round(pos) if pos.dtype.kind == "f" else True)
     index = np.where(ok, pos, 1).astype(np.int64) - 1
     return np.where(ok, codes.ravel()[np.arange(n) * k + index], -2)
+
+
+def _number(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
 
 
 def _raise_first(source, rows, rule, tuples, best, worst, choice, k):
