@@ -20,7 +20,7 @@ from .counting import bws_counting_scores
 from .errors import DataValidationError
 from .readers import read_nrc
 from .readers import read_semeval_2024
-from .readers import read_table
+from .readers import read_header
 
 LAYOUTS = ("auto", "nrc", "semeval")
 
@@ -53,7 +53,7 @@ def parser() -> argparse.ArgumentParser:
 def read(path: Path, layout: str, on_invalid: str):
     """Annotations of one file in the given (or detected) layout; returns (layout, annotations)."""
     if layout == "auto":
-        header = read_table(path)[0]
+        header = read_header(path)
         layout = "nrc" if {"BestItem", "WorstItem"} <= set(header) else "semeval"
     reader = read_nrc if layout == "nrc" else read_semeval_2024
     return layout, reader(path, on_invalid=on_invalid)

@@ -145,16 +145,15 @@ def encode_annotations(tuples, best, worst, *, choice: Choice = "item",
         raise ValueError(f"best and worst need one value per tuple ({n}), got {best.shape} and {worst.shape}")
     rows = np.arange(1, n + 1) if rows is None else np.asarray(rows)
 
-    codes, ids = _factorize(matrix)
     if choice == "item":
-        lookup = dict(zip(ids.tolist(), range(len(ids))))
-        best_code, worst_code = (np.fromiter(map(lookup.get, v.tolist(), itertools.repeat(-1)), np.int64, len(v))
-                                 for v in (best, worst))
+        codes, ids, ((best_code, best_empty), (worst_code, worst_empty)) = _factorize(matrix, best, worst)
     else:
+        codes, ids, _ = _factorize(matrix)
         best_code, worst_code = _from_positions(best, codes), _from_positions(worst, codes)
+        best_empty, worst_empty = is_empty(best), is_empty(worst)
     broken = [  # one mask per rule, in the order of RULES
         ~size_ok,
-        _row_any(codes < 0) | is_empty(best) | is_empty(worst),
+        _row_any(codes < 0) | best_empty | worst_empty,
         _has_repeats(codes),
         ~_row_any(codes == best_code[:, None]),
         ~_row_any(codes == worst_code[:, None]),
@@ -200,8 +199,18 @@ def _tuple_matrix(tuples) -> tuple[np.ndarray, np.ndarray]:
 
 
 def factorize(values) -> tuple[np.ndarray, list]:
-    """(code of each value, the distinct values in first-seen order): two C-speed dict passes,
-    linear in the number of values (no sort, no pandas)."""
+    """(code of each value, the distinct values): linear in the number of values, no sort, no
+    pandas. Dense integer ids go through a lookup table (distinct values sorted); anything else
+    through two C-speed dict passes (distinct values in first-seen order)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and values.size:
+        flat = values.ravel()
+        low, span = flat.min(), int(flat.max()) - int(flat.min()) + 1
+        if span <= 4 * flat.size:  # dense integer ids: a lookup table, no hashing
+            present = np.zeros(span, dtype=bool)
+            present[flat - low] = True
+            distinct = np.flatnonzero(present) + low
+            code = np.cumsum(present) - 1
+            return code[flat - low], distinct.tolist()
     flat = values.ravel().tolist() if isinstance(values, np.ndarray) else list(values)
     index = dict.fromkeys(flat)
     for code, key in enumerate(index):
@@ -209,11 +218,21 @@ def factorize(values) -> tuple[np.ndarray, list]:
     return np.fromiter(map(index.__getitem__, flat), dtype=np.int64, count=len(flat)), list(index)
 
 
-def _factorize(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Codes of the tuple cells in sorted id order, and the ids; -1 marks empty cells."""
-    codes, distinct = factorize(matrix)
+def _factorize(matrix: np.ndarray, *extra: np.ndarray):
+    """Codes of the tuple cells in sorted id order, the ids, and for each ``extra`` column (best,
+    worst as item ids) its codes and empty mask, all from one pass; -1 marks empty cells and extra
+    values that are no item of any tuple."""
+    n_cells = matrix.size
+    if all(a.dtype.kind in "iu" for a in (matrix, *extra)):
+        values = np.concatenate([matrix.ravel(), *extra]) if extra else matrix
+    else:
+        values = list(itertools.chain(matrix.ravel().tolist(), *(a.tolist() for a in extra)))
+    codes, distinct = factorize(values)
     blank = _blank(distinct)
-    kept = [v for v, b in zip(distinct, blank) if not b]
+    keep = np.zeros(len(distinct), dtype=bool)
+    keep[codes[:n_cells]] = True
+    keep &= ~blank
+    kept = [v for v, k in zip(distinct, keep.tolist()) if k]
     try:
         order = sorted(range(len(kept)), key=kept.__getitem__)
     except TypeError as err:
@@ -221,10 +240,13 @@ def _factorize(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rank = np.empty(len(kept), dtype=np.int64)
     rank[order] = np.arange(len(kept))
     new_code = np.full(len(distinct), -1, dtype=np.int64)
-    new_code[~blank] = rank
+    new_code[keep] = rank
     ids = np.empty(len(kept), dtype=matrix.dtype if matrix.dtype.kind in "iuU" else object)
     ids[:] = [kept[i] for i in order]
-    return new_code[codes].reshape(matrix.shape), ids
+    mapped = new_code[codes]
+    columns = [(mapped[start:start + len(a)], blank[codes[start:start + len(a)]])
+               for start, a in zip(itertools.accumulate([n_cells] + [len(a) for a in extra]), extra)]
+    return mapped[:n_cells].reshape(matrix.shape), ids, columns
 
 
 def _blank(distinct: list) -> np.ndarray:

@@ -91,6 +91,8 @@ def read_table(path) -> tuple[list[str], np.ndarray]:
         line = raw[: err.start].count(b"\n")  # the header is line 0, so this is the data row
         raise DataValidationError(str(path), line or None, "file is not UTF-8 text",
                                   f"byte {raw[err.start:err.start + 1]!r} at offset {err.start}") from None
+    if '"' not in text and "\r" not in text.replace("\r\n", "\n"):  # no quoting: one split, no csv module
+        return _split_table(path, text.replace("\r\n", "\n"))
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = next(reader, None)
@@ -111,6 +113,37 @@ def read_table(path) -> tuple[list[str], np.ndarray]:
     table = np.empty((len(rows), len(header)), dtype=object)
     table[:] = rows
     return header, table
+
+
+def _split_table(path, text: str) -> tuple[list[str], np.ndarray]:
+    """``read_table`` for text without quotes: field counts per line from the comma positions."""
+    head, _, body = text.partition("\n")
+    if not head.strip() and not body:
+        raise DataValidationError(str(path), None, "file is empty (no header, no rows)")
+    header = head.split(",")
+    body = body[:-1] if body.endswith("\n") else body
+    if not body:
+        raise DataValidationError(str(path), None, "file has a header but no data rows")
+    chars = np.frombuffer(body.encode("utf-8"), dtype=np.uint8)
+    line_ends = np.append(np.flatnonzero(chars == 10), len(chars))
+    fields = np.diff(np.searchsorted(np.flatnonzero(chars == 44), line_ends), prepend=0) + 1
+    if (fields != len(header)).any():
+        i = int(np.argmax(fields != len(header)))
+        more = "more" if fields[i] > len(header) else "fewer"
+        raise DataValidationError(str(path), i + 1, f"row has {more} fields than the header",
+                                  f"{fields[i]} fields, header has {len(header)}" + ("; truncated file?" if more == "fewer" else ""))
+    cells = np.empty(len(fields) * len(header), dtype=object)
+    cells[:] = body.replace("\n", ",").split(",")
+    return header, cells.reshape(len(fields), len(header))
+
+
+def read_header(path) -> list[str]:
+    """The header row of a CSV file (for telling layouts apart without reading the rows)."""
+    try:
+        with Path(path).open(encoding="utf-8-sig", newline="") as f:
+            return next(csv.reader([f.readline()]), [])
+    except (OSError, UnicodeDecodeError):
+        return read_table(path)[0]  # raises the DataValidationError that names the problem
 
 
 def _parse_pair(cell: str) -> tuple[str | None, bool]:
