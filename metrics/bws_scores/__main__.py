@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gc
+import os
 import sys
 from pathlib import Path
 
-from .counting import bws_counting_scores
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy: counting needs no BLAS thread pool
+
+from .counting import bws_counting_scores  # noqa: E402
 from .errors import DataValidationError
 from .readers import read_nrc
 from .readers import read_semeval_2024
@@ -107,4 +111,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    gc.disable()  # a short-lived process making no reference cycles: no collector passes (~0.1 s on 88k)
     sys.exit(main())

@@ -27,6 +27,7 @@ from .counting import Annotations
 from .counting import OnInvalid
 from .counting import encode_annotations
 from .counting import factorize
+from .counting import no_gc
 from .errors import DataValidationError
 
 UNREADABLE = "cell is not a list literal of two sentences"
@@ -78,6 +79,12 @@ def read_semeval_2024(path, *, on_invalid: OnInvalid = "raise") -> Annotations:
 
 
 def read_table(path) -> tuple[list[str], np.ndarray]:
+    """(header, (rows, columns) array of str) of a UTF-8 CSV; see :func:`_read_table`."""
+    with no_gc():
+        return _read_table(path)
+
+
+def _read_table(path) -> tuple[list[str], np.ndarray]:
     """(header, (rows, columns) array of str) of a UTF-8 CSV; an unreadable, empty, non-UTF-8 or
     truncated file, or a row whose field count differs from the header's, is a DataValidationError."""
     path = Path(path)
@@ -92,7 +99,7 @@ def read_table(path) -> tuple[list[str], np.ndarray]:
         raise DataValidationError(str(path), line or None, "file is not UTF-8 text",
                                   f"byte {raw[err.start:err.start + 1]!r} at offset {err.start}") from None
     if '"' not in text and "\r" not in text.replace("\r\n", "\n"):  # no quoting: one split, no csv module
-        return _split_table(path, text.replace("\r\n", "\n"))
+        return _split_table(path, text.replace("\r\n", "\n") if "\r" in text else text)
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = next(reader, None)
