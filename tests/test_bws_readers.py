@@ -5,7 +5,7 @@ import csv
 import numpy as np
 import pytest
 
-from dataset_scripts.errors import DataValidationError
+from metrics.errors import DataValidationError
 from metrics.bws_scores.counting import bws_counting_scores
 from metrics.bws_scores.readers import JUNK
 from metrics.bws_scores.readers import UNREADABLE

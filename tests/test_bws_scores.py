@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dataset_scripts.errors import DataValidationError
+from metrics.errors import DataValidationError
 from metrics.bws_scores.counting import RULES
 from metrics.bws_scores.counting import bws_counting_scores
 from metrics.bws_scores.counting import encode_annotations

@@ -63,3 +63,11 @@ def test_metric_modules_import_with_dataset_scripts_and_trainers_blocked(module)
             f"sys.meta_path.insert(0, B())\nimport {module}\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_one_validation_error_class_reexported_by_dataset_scripts():
+    import dataset_scripts.errors
+    import metrics.errors
+
+    assert dataset_scripts.errors.DataValidationError is metrics.errors.DataValidationError
+    assert "import" not in (REPO / "metrics" / "errors.py").read_text().replace("from __future__ import annotations", "")

@@ -9,7 +9,7 @@ from scipy.stats import pearsonr
 from scipy.stats import spearmanr
 
 import metrics.split_half_reliability.split_half as shr
-from dataset_scripts.errors import DataValidationError
+from metrics.errors import DataValidationError
 from metrics.bws_scores.counting import bws_counting_scores
 from metrics.bws_scores.readers import read_semeval_2024
 from metrics.split_half_reliability.halves import layout
