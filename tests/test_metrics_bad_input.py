@@ -114,3 +114,17 @@ def test_default_seed_is_fixed_and_none_only_when_asked():
         warnings.simplefilter("ignore")
         draws = {split_half_bws(t, b, w, trials=3, seed=None).spearman for _ in range(8)}
     assert len(draws) > 1
+
+
+@pytest.mark.parametrize("items, annotators, words", [
+    (["a", "a", "b"], ["x", "y", "x"], "item 'b' has 1 annotator"),
+    (["a", None, "b", "b"], ["x", "y", "x", "y"], r"items\[1\] is empty"),
+    ([1, 1, 2], [1, 2, 1], "item 2 has 1 annotator"),
+])
+def test_annotator_agreement_errors_through_evaluate(items, annotators, words):
+    import evaluate
+    from pathlib import Path
+
+    module = evaluate.load(str(Path(__file__).resolve().parents[1] / "metrics" / "annotator_agreement"))
+    with pytest.raises(ValueError, match=words):
+        module.compute(items=items, annotators=annotators, ratings=list(range(len(items))))

@@ -65,7 +65,10 @@ def _codes(values: Sequence, name: str, size: int) -> tuple[np.ndarray, np.ndarr
     """Codes 0..L-1 of the labels in sorted order (pandas.factorize: linear, no object sort per row)."""
     if len(values) != size:
         raise ValueError(f"{name} has {len(values)} values; expected {size}, one per rating")
-    codes, labels = pd.factorize(np.asarray(values) if not isinstance(values, np.ndarray) else values, sort=True)
+    if isinstance(values, pd.Categorical):  # already coded (evaluate's Arrow columns)
+        codes, labels = values.codes.astype(np.int64), values.categories
+    else:
+        codes, labels = pd.factorize(np.asarray(values) if not isinstance(values, np.ndarray) else values, sort=True)
     if (codes < 0).any():
         row = int(np.argmax(codes < 0))
         raise ValueError(f"{name}[{row}] is empty ({values[row]!r}); every rating needs an item and an annotator")
@@ -144,7 +147,8 @@ def annotator_agreement(items: Sequence, annotators: Sequence, ratings: Sequence
     m = np.bincount(item[first], minlength=len(item_labels))
     short = m < 2
     if short.any() and on_invalid == "raise":
-        label = item_labels[int(np.argmax(short))].item()
+        label = item_labels[int(np.argmax(short))]
+        label = label.item() if isinstance(label, np.generic) else label
         raise ValueError(f"item {label!r} has {m[short][0]} annotator(s); agreement needs >= 2 "
                          "(on_invalid='omit' drops and counts such items)")
     keep = first & ~short[item]

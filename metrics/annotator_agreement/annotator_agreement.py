@@ -2,6 +2,7 @@
 
 import datasets
 import evaluate
+import pandas as pd
 
 # evaluate.load copies only the same-folder modules imported here: every one the math uses
 from .agreement import annotator_agreement
@@ -63,7 +64,7 @@ _FEATURES = [
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class AnnotatorAgreement(evaluate.Measurement):
     def _info(self):
-        return evaluate.MeasurementInfo(
+        info = evaluate.MeasurementInfo(
             module_type="measurement",
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -72,9 +73,14 @@ class AnnotatorAgreement(evaluate.Measurement):
             reference_urls=["https://arxiv.org/abs/2108.08708",
                             "https://repository.upenn.edu/asc_papers/43"],
         )
+        # Arrow columns, not Python lists: ids are dictionary-encoded in Arrow, no object per rating
+        # (set after construction: MeasurementInfo checks a format only against a single Features)
+        info.format = "arrow"
+        return info
 
     def _compute(self, items, annotators, ratings, on_invalid="raise"):
-        result = annotator_agreement(items, annotators, ratings, on_invalid=on_invalid)
+        result = annotator_agreement(_categories(items), _categories(annotators),
+                                     ratings.to_numpy(), on_invalid=on_invalid)
         out = {}
         for name in ("inter", "inter_loo", "intra"):
             part = getattr(result, name)
@@ -84,3 +90,10 @@ class AnnotatorAgreement(evaluate.Measurement):
         for field in ("n_items", "n_items_skipped", "n_annotators", "n_ratings", "n_repeats"):
             out[field] = getattr(result, field)
         return out
+
+
+def _categories(column) -> pd.Categorical:
+    """An Arrow column as a Categorical (codes + distinct values); nulls get code -1."""
+    encoded = column.combine_chunks().dictionary_encode()
+    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(encoded.dictionary.to_pylist()))

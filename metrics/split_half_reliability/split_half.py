@@ -126,12 +126,30 @@ def split_half_ratings(items, ratings, annotators=None, *, trials: int = 1000, s
     item_code, distinct = pd.factorize(items[keep], sort=True)
     values = values[keep]
     n_items, n = len(distinct), len(values)
+    scale = grid_scale(values)  # ratings on a grid (0.5, 0.25, 0.1 steps): integers, same correlations
+    values = np.round(values * scale) if scale else values
     sums = sp.csr_matrix((values, (item_code, np.arange(n))), shape=(n_items, n))
     counts = np.bincount(item_code, minlength=n_items)
     return _split_half(sums, sp.identity(n_items, format="csr"), item_code,
                        (np.bincount(item_code, weights=values, minlength=n_items), counts), trials, seed,
-                       "omit", spearman_brown, integer=bool(np.all(values == np.round(values))),
+                       "omit", spearman_brown, integer=scale is not None,
                        n_skipped=int((~keep).sum()))
+
+
+GRID_SCALES = (1, 2, 4, 5, 10, 20, 25, 50, 100, 1000)
+
+
+def grid_scale(values: np.ndarray) -> int | None:
+    """The smallest s in GRID_SCALES making every s * value an integer (to 1e-9), else None.
+
+    Correlations do not change when every rating is multiplied by s > 0, and integer ratings take
+    the exact, sort-free ranking of fractions; truly continuous ratings keep the sorting path.
+    """
+    for scale in GRID_SCALES:
+        scaled = values * scale
+        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled))):
+            return scale
+    return None
 
 
 def _valid_ratings(items, ratings, values, annotators, on_invalid: OnInvalid) -> np.ndarray:
