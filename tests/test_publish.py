@@ -173,7 +173,7 @@ def test_push_everything_then_check_what_arrived(hub, out, mirror, tmp_path):
         assert set(files) == {p.name for p in (out / "hub" / "spaces" / name).iterdir()}
         meta = RepoCard(files["README.md"].decode()).data.to_dict()
         assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py"
-        assert {"evaluate", "metric"} <= set(meta["tags"])
+        assert "evaluate" in meta["tags"] and {"metric", "measurement"} & set(meta["tags"])
         assert hub.repos[("space", f"{NS}/{name}")].sdk == "gradio"
 
     # the model: weights over LFS, card with metadata
