@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -104,13 +105,16 @@ def bench_command(repeats: int) -> None:
         write_nrc(path, *simulate(5500, 8))
         env = dict(os.environ, PYTHONPATH=str(REPO))
         command = [sys.executable, "-m", "metrics.bws_scores", "score", str(path)]
-        walls = []
+        walls, cpus = [], []
         for _ in range(repeats):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
             subprocess.run(command, env=env, check=True, capture_output=True)
             walls.append(time.perf_counter() - start)
-    print(f"python -m metrics.bws_scores score (88,000 annotations, whole process): median {np.median(walls):.3f} s, "
-          f"min {min(walls):.3f} s of {repeats}; NRC Perl counting script: {PERL_COUNTING_S:.2f} s")
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime - cpu.ru_utime + after.ru_stime - cpu.ru_stime)
+    print(f"python -m metrics.bws_scores score (88,000 annotations, whole process): wall median {np.median(walls):.3f} s, "
+          f"min {min(walls):.3f} s; CPU median {np.median(cpus):.3f} s ({repeats} runs, load average "
+          f"{os.getloadavg()[0]:.1f}); NRC Perl counting script: {PERL_COUNTING_S:.2f} s")
 
 
 def peak_rss_mib(code: str) -> float:
