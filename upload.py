@@ -21,7 +21,7 @@ from dataset_scripts import REGISTRY
 from dataset_scripts import publish
 from dataset_scripts.export import build_dataset, verify_folder
 from dataset_scripts.report import build_report
-from dataset_scripts.spaces import build_space, check_space, metric_names
+from publishing.spaces import SpaceError, build_space, metric_names, verify_space
 
 DEFAULT_OUT = Path("build")
 
@@ -64,9 +64,7 @@ def cmd_build(args) -> int:
         print(f"-> {dataset_id}: {len(result.rows)} config(s) in {where}")
     for name in metrics:
         space = build_space(name, hub)
-        extra = "".join(f"; vendored {v}" for v in space.vendored)
-        extra += "".join(f"; added requirement {r}" for r in space.added_requirements)
-        extra += "".join(f"; dropped requirement {r} (vendored)" for r in space.removed_requirements)
+        extra = "".join(f"; {link}" for link in space.linked)
         print(f"-> metric {name}: Space in {space.folder}{extra}")
     if not args.no_report:
         page = build_report(args.out, dataset_ids, metrics, mirror=args.mirror,
@@ -90,10 +88,11 @@ def cmd_verify(args) -> int:
         print(f"{dataset_id}: " + ("verified" if not problems else "FAILED\n  " + "\n  ".join(problems)))
     for name in metrics:
         folder = args.out / "hub" / "spaces" / name
-        problems = check_space(folder) if folder.is_dir() else None
-        failed += bool(problems)
-        print(f"metric {name}: " + ("not built" if problems is None else "verified" if not problems
-                                    else "FAILED\n  " + "\n  ".join(problems)))
+        try:
+            verdict = verify_space(folder) if folder.is_dir() else None
+        except SpaceError as err:
+            verdict, failed = f"FAILED\n  {err}", failed + 1
+        print(f"metric {name}: " + ("not built" if verdict is None else verdict))
     return 1 if failed else 0
 
 

@@ -8,14 +8,22 @@ scripts do it (SHR on a few trials, extrapolated), for the speed-up.
 
     .venv/bin/python benchmarks/bench_bws.py                 # both scales, 1,000 trials
     .venv/bin/python benchmarks/bench_bws.py --scales 1 --repeats 5
+    .venv/bin/python benchmarks/bench_bws.py --command       # `python -m metrics.bws_scores score` vs Perl
+    .venv/bin/python benchmarks/bench_bws.py --scaling       # 88k vs 5M annotations; evaluate's memory
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
+import subprocess
+import sys
+import tempfile
 import time
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 
@@ -23,6 +31,7 @@ from metrics.bws_scores.counting import bws_counting_scores
 from metrics.bws_scores.counting import encode_annotations
 from metrics.bws_scores.design import generate_tuples
 from metrics.split_half_reliability.split_half import split_half_bws
+from metrics.split_half_reliability.split_half import split_half_ratings
 
 
 def simulate(n_items: int, per_tuple: int, seed: int = 0):
@@ -76,6 +85,89 @@ def reference_shr_trial(groups, rng):
     return spearmanr([a[i] for i in items], [b[i] for i in items])[0]
 
 
+PERL_COUNTING_S = 0.40  # get-scores-from-BWS-annotations-counting.pl on 88,000 annotations, this machine
+REPO = Path(__file__).resolve().parents[1]
+
+
+def write_nrc(path: Path, tuples, best, worst) -> None:
+    """An NRC-layout CSV (Item1..Item4,BestItem,WorstItem) with item ids "item<N>"."""
+    rows = tuples.astype(str).astype(object)
+    rows = "item" + rows
+    picked = rows[np.arange(len(rows)), best - 1], rows[np.arange(len(rows)), worst - 1]
+    lines = [",".join(r) for r in np.column_stack([rows, *picked]).tolist()]
+    path.write_text("Item1,Item2,Item3,Item4,BestItem,WorstItem\n" + "\n".join(lines) + "\n", encoding="utf-8")
+
+
+def bench_command(repeats: int) -> None:
+    """Whole-process wall time of `python -m metrics.bws_scores score` on 88,000 annotations."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "annotations.csv"
+        write_nrc(path, *simulate(5500, 8))
+        env = dict(os.environ, PYTHONPATH=str(REPO))
+        command = [sys.executable, "-m", "metrics.bws_scores", "score", str(path)]
+        walls, cpus = [], []
+        for _ in range(repeats):
+            start, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run(command, env=env, check=True, capture_output=True)
+            walls.append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime - cpu.ru_utime + after.ru_stime - cpu.ru_stime)
+    print(f"python -m metrics.bws_scores score (88,000 annotations, whole process): wall median {np.median(walls):.3f} s, "
+          f"min {min(walls):.3f} s; CPU median {np.median(cpus):.3f} s ({repeats} runs, load average "
+          f"{os.getloadavg()[0]:.1f}); NRC Perl counting script: {PERL_COUNTING_S:.2f} s")
+
+
+def peak_rss_mib(code: str) -> float:
+    """Peak resident memory (MiB) of a fresh interpreter running ``code``, less its start-up and data."""
+    prefix = ("import resource, numpy as np\n"
+              "def rss(): return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n")
+    out = subprocess.run([sys.executable, "-c", prefix + code], env=dict(os.environ, PYTHONPATH=str(REPO)),
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+AGREEMENT_DATA = """
+rng = np.random.default_rng(0)
+n = {n}
+items = (np.arange(n) // 9).astype(str).tolist(); annotators = (rng.integers(0, 500, n)).astype(str).tolist()
+ratings = rng.integers(0, 6, n).astype(float).tolist()
+import evaluate, metrics.annotator_agreement.agreement as a
+"""
+
+
+def bench_scaling(trials: int) -> None:
+    """Time per annotation and peak memory at 88,000 and ~5,000,000 annotations."""
+    print(f"per annotation: median of 3 runs; SHR with {trials} trials; MiB = peak traced memory")
+    rows = {}
+    for scale in (1, 57):
+        tuples, best, worst = simulate(5500 * scale, 8)
+        ids = ("item" + tuples.astype(str).astype(object))
+        ann = encode_annotations(tuples, best, worst, choice="position")
+        items = np.repeat(np.arange(len(tuples) // 8), 8)
+        ratings = np.random.default_rng(0).integers(0, 6, len(items)) + items % 3
+        cases = {
+            "bws_scores, int ids": lambda: bws_counting_scores(tuples, best, worst, choice="position"),
+            "bws_scores, str ids": lambda: bws_counting_scores(ids, best, worst, choice="position"),
+            "SHR bws": lambda: split_half_bws(ann, trials=trials),
+            "SHR ratings, int": lambda: split_half_ratings(items, ratings, trials=trials),
+            "SHR ratings, float": lambda: split_half_ratings(items, ratings / 4.0, trials=trials),
+        }
+        for name, fn in cases.items():
+            wall, _, mib = timed(fn, 3 if scale == 1 else 1)
+            rows.setdefault(name, []).append((len(tuples), wall / len(tuples) * 1e6, mib))
+    print(f"{'':<22} {'88k us/ann':>10} {'MiB':>7} | {'5M us/ann':>10} {'MiB':>7} | {'time ratio':>10}")
+    for name, ((n1, t1, m1), (n2, t2, m2)) in rows.items():
+        print(f"{name:<22} {t1:>10.3f} {m1:>7.1f} | {t2:>10.3f} {m2:>7.1f} | {t2 / t1:>9.2f}x   (n={n1:,} / {n2:,})")
+    n = 5_000_000
+    plain = peak_rss_mib(AGREEMENT_DATA.format(n=n) + "base = rss(); a.annotator_agreement(items, annotators, ratings)\n"
+                         "print(rss() - base)")
+    through = peak_rss_mib(AGREEMENT_DATA.format(n=n) + "m = evaluate.load(%r); base = rss()\n"
+                           "m.compute(items=items, annotators=annotators, ratings=ratings)\nprint(rss() - base)"
+                           % str(REPO / "metrics" / "annotator_agreement"))
+    print(f"annotator_agreement on {n:,} ratings, peak RSS above its inputs: function {plain:.0f} MiB, "
+          f"evaluate.load(...).compute {through:.0f} MiB ({through / plain:.2f}x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scales", default="1,10", help="multiples of STR-2021 (5,500 items)")
@@ -83,7 +175,15 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--reference-trials", type=int, default=3, help="0 skips the plain-Python reference")
+    parser.add_argument("--command", action="store_true", help="only the BWS command's whole-process time")
+    parser.add_argument("--scaling", action="store_true", help="only the 88k vs 5M figures")
     args = parser.parse_args()
+    if args.command or args.scaling:
+        if args.command:
+            bench_command(max(args.repeats, 5))
+        if args.scaling:
+            bench_scaling(min(args.trials, 100))
+        return
     print(f"cpus={os.cpu_count()} load average={os.getloadavg()[0]:.2f} numpy={np.__version__}")
     print("wall = median seconds of --repeats runs, cpu = CPU seconds of this process (others' load"
           " inflates wall only), MiB = peak traced memory")

@@ -8,7 +8,7 @@ What a push sends (one repo and one commit per artefact; the repo mirrors the fo
 - a dataset that may not (every Source must allow it): **the card only** — a README whose YAML
   keeps licence, languages, task categories and tags but no ``configs`` (there is no data to
   point at), its plots, and build-it-yourself instructions — staged in ``build/hub/cards/<id>/``;
-- a metric: ``build/hub/spaces/<name>/`` (see :mod:`dataset_scripts.spaces`);
+- a metric: ``build/hub/spaces/<name>/`` (see :mod:`publishing.spaces`);
 - a model folder written by ``python -m trainers fit``: its files, README model card included.
 
 Before anything is uploaded every artefact is checked (:func:`check`) and a single problem stops
@@ -37,7 +37,7 @@ from huggingface_hub.utils import filter_repo_objects
 
 from .export import card_metadata, verify_folder
 from .registry import REGISTRY, get_spec
-from .spaces import check_space, metric_names
+from publishing.spaces import check_space, metric_names
 
 # An MTurk WorkerId: "A" + 11–20 upper-case letters/digits, with at least one digit.
 WORKER_ID = re.compile(r"\bA(?=[A-Z]*[0-9])[A-Z0-9]{11,20}\b")

@@ -33,7 +33,7 @@ def _long(matrix: np.ndarray):
 
 def test_krippendorff_2011_worked_example():
     items, annotators, ratings = _long(K2011)
-    result = annotator_agreement(items, annotators, ratings, too_few="skip")
+    result = annotator_agreement(items, annotators, ratings, on_invalid="omit")
     assert round(result.alpha, 3) == 0.849
     assert (result.n_items, result.n_items_skipped, result.n_ratings) == (11, 1, 40)
     # the skipped unit 12 (one value) is unpairable, so alpha is the same without skipping it
@@ -100,9 +100,9 @@ def test_real_free_test_inter_row(mirror):
     ((["a", "a", "b"], ["x", "y", "x"], [1, 2, 3]), {}, "item 'b' has 1 annotator"),
     ((["a", "a", "b", "b"], ["x", "x", "x", "y"], [1, 2, 3, 4]), {}, "item 'a' has 1 annotator"),
     ((["a", "a"], ["x", "y"], [1, float("nan")]), {}, "rating 1 is not finite"),
-    ((["a", "a"], ["x"], [1, 2]), {}, "annotators has shape"),
-    ((["a", "a"], ["x", "y"], [1, 2]), {"too_few": "no"}, "too_few must be"),
-    ((["a", "b"], ["x", "x"], [1, 2]), {"too_few": "skip"}, "no item has >= 2 annotators"),
+    ((["a", "a"], ["x"], [1, 2]), {}, "annotators has 1 values"),
+    ((["a", "a"], ["x", "y"], [1, 2]), {"on_invalid": "no"}, "on_invalid must be"),
+    ((["a", "b"], ["x", "x"], [1, 2]), {"on_invalid": "omit"}, "no item has >= 2 annotators"),
     ((["a", "a", "b", "b"], ["x", "y", "x", "y"], [3, 3, 3, 3]), {}, "all ratings are equal"),
     ((["a", "a", "b", "b", "a"], ["x", "y", "x", "y", "x"], [1, 2, 3, 4, 1]), {},
      "needs >= 2 repeated"),
@@ -114,7 +114,7 @@ def test_bad_input(args, kwargs, message):
 
 def test_too_few_skip_counts_items_and_single_repeat():
     result = annotator_agreement(["a", "a", "b", "b", "c", "a"], ["x", "y", "x", "y", "x", "x"],
-                                 [1, 2, 3, 5, 4, 1], too_few="skip")
+                                 [1, 2, 3, 5, 4, 1], on_invalid="omit")
     assert (result.n_items, result.n_items_skipped, result.n_repeats, result.intra) == (2, 1, 1, None)
     with pytest.raises(ValueError, match="needs >= 2 repeated"):
         intra_annotator_agreement(["a", "a"], ["x", "x"], [1, 2])
@@ -128,7 +128,7 @@ def test_evaluate_load_offline_with_string_and_int_ids():
     assert out["inter_mse"] == pytest.approx(1 / 6) and out["n_ratings"] == 6
     items, annotators, ratings = _long(K2011)
     out = metric.compute(items=items.tolist(), annotators=annotators.tolist(),
-                         ratings=ratings.tolist(), too_few="skip")
+                         ratings=ratings.tolist(), on_invalid="omit")
     assert round(out["krippendorff_alpha"], 3) == 0.849 and out["n_items_skipped"] == 1
     out = metric.compute(items=[1, 1, 2, 2, 1, 2], annotators=[7, 8, 7, 8, 7, 7],
                          ratings=[1, 2, 4, 5, 2, 4])

@@ -5,7 +5,7 @@ import csv
 import numpy as np
 import pytest
 
-from dataset_scripts.errors import DataValidationError
+from metrics.errors import DataValidationError
 from metrics.bws_scores.counting import bws_counting_scores
 from metrics.bws_scores.readers import JUNK
 from metrics.bws_scores.readers import UNREADABLE
@@ -38,7 +38,7 @@ def test_nrc_bad_row_names_file_and_row(tmp_path):
     with pytest.raises(DataValidationError) as err:
         read_nrc(path)
     assert (err.value.file, err.value.row, err.value.rule) == (str(path), 4, "best is not an item of the tuple")
-    ann = read_nrc(path, on_invalid="skip")
+    ann = read_nrc(path, on_invalid="omit")
     assert ann.skipped == {"best is not an item of the tuple": 1, "empty cell": 1}
     assert ann.skipped_rows.tolist() == [4, 5] and len(ann.best) == 3
 
@@ -84,8 +84,8 @@ def test_semeval_unreadable_rows_are_errors_naming_them(semeval):
 
 
 def test_semeval_skip_counts_the_three_unreadable_rows(semeval):
-    arq = read_semeval_2024(semeval / "arq_bws.csv", on_invalid="skip")
-    arb = read_semeval_2024(semeval / "arb_bws.csv", on_invalid="skip")
+    arq = read_semeval_2024(semeval / "arq_bws.csv", on_invalid="omit")
+    arb = read_semeval_2024(semeval / "arb_bws.csv", on_invalid="omit")
     assert arq.skipped == {UNREADABLE: 2} and arq.skipped_rows.tolist() == [2032, 5231]
     assert arb.skipped == {UNREADABLE: 1} and arb.skipped_rows.tolist() == [426]
     assert (len(arq.best), len(arb.best)) == (7360 - 2, 2711 - 1)
@@ -93,7 +93,7 @@ def test_semeval_skip_counts_the_three_unreadable_rows(semeval):
 
 
 def test_semeval_items_are_normalised_sentence_pairs(semeval):
-    ann = read_semeval_2024(semeval / "arb_bws.csv", on_invalid="skip")
+    ann = read_semeval_2024(semeval / "arb_bws.csv", on_invalid="omit")
     assert all(item.count("\n") == 1 and "  " not in item and item == item.strip() for item in ann.items)
     assert len(ann.items) == len(set(ann.items)) == 1800
     first = ann.items[ann.tuples[0]].tolist()  # row 1, as written in the file
@@ -102,7 +102,7 @@ def test_semeval_items_are_normalised_sentence_pairs(semeval):
 
 
 def test_semeval_scores_equal_reference_counting(semeval):
-    ann = read_semeval_2024(semeval / "arq_bws.csv", on_invalid="skip")
+    ann = read_semeval_2024(semeval / "arq_bws.csv", on_invalid="omit")
     r = bws_counting_scores(ann)
     seen, net = {}, {}
     for row, b, w in zip(ann.items[ann.tuples].tolist(), ann.items[ann.best], ann.items[ann.worst]):

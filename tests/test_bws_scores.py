@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dataset_scripts.errors import DataValidationError
+from metrics.errors import DataValidationError
 from metrics.bws_scores.counting import RULES
 from metrics.bws_scores.counting import bws_counting_scores
 from metrics.bws_scores.counting import encode_annotations
@@ -100,9 +100,9 @@ def test_bad_input_names_row_and_rule(tuples, best, worst, choice, rule):
 
 @pytest.mark.parametrize("tuples, best, worst, choice, rule", BAD_INPUTS)
 def test_bad_input_skip_counts(tuples, best, worst, choice, rule):
-    ann = encode_annotations(tuples, best, worst, choice=choice, on_invalid="skip")
+    ann = encode_annotations(tuples, best, worst, choice=choice, on_invalid="omit")
     assert ann.skipped == {rule: 1} and ann.skipped_rows.tolist() == [2]
-    r = bws_counting_scores(tuples, best, worst, choice=choice, on_invalid="skip")
+    r = bws_counting_scores(tuples, best, worst, choice=choice, on_invalid="omit")
     assert (r.n_annotations, r.n_skipped) == (1, 1)
     assert r.items.tolist() == GOOD and r.score.tolist() == [1.0, -1.0, 0.0, 0.0]
 
@@ -111,7 +111,7 @@ def test_error_counts_the_other_bad_rows_and_the_first_comes_first():
     tuples = [GOOD, ["a", "a", "b", "c"], GOOD, GOOD]
     with pytest.raises(DataValidationError, match=r"row 2: item repeated.*2 more invalid row\(s\), e.g. \[3, 4\]"):
         bws_counting_scores(tuples, ["a", "a", "a", "b"], ["b", "b", "a", "b"])
-    ann = encode_annotations(tuples, ["a", "a", "a", "b"], ["b", "b", "a", "b"], on_invalid="skip")
+    ann = encode_annotations(tuples, ["a", "a", "a", "b"], ["b", "b", "a", "b"], on_invalid="omit")
     assert ann.skipped == {RULES[2]: 1, RULES[5]: 2} and ann.n_skipped == 3
 
 

@@ -67,12 +67,12 @@ def test_too_few_annotations_raise_or_are_skipped():
     data = [[1, 2, 2, 3], [1, 2, 3], [4]]
     with pytest.raises(ValueError, match=r"item 1 has 3 annotations; the t model needs >= 4"):
         mse_lower_bound(data)
-    skipped = mse_lower_bound(data, [2.0, 99.0, 99.0], too_few="skip")
+    skipped = mse_lower_bound(data, [2.0, 99.0, 99.0], on_invalid="omit")
     assert (skipped.n_items, skipped.n_skipped) == (1, 2) and skipped.mse == 0.0
     with pytest.raises(ValueError, match="item 2 has 1 annotations; the normal model needs >= 2"):
         mse_lower_bound(data, model="normal")
     with pytest.raises(ValueError, match="no item has >= 4"):
-        mse_lower_bound([[1, 2]], too_few="skip")
+        mse_lower_bound([[1, 2]], on_invalid="omit")
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -80,7 +80,7 @@ def test_too_few_annotations_raise_or_are_skipped():
     ({"annotations": [[1, 2, 3, 4]], "predictions": [1.0, 2.0]}, "2 predictions for 1 items"),
     ({"annotations": [[1, 2, 3, 4]], "predictions": [float("inf")]}, "prediction 0 is not finite"),
     ({"annotations": [[1, 2, 3, 4]], "model": "gauss"}, "model must be"),
-    ({"annotations": [[1, 2, 3, 4]], "too_few": "drop"}, "too_few must be"),
+    ({"annotations": [[1, 2, 3, 4]], "on_invalid": "drop"}, "on_invalid must be"),
 ])
 def test_bad_input(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -93,12 +93,12 @@ def test_evaluate_load_offline():
     assert out == pytest.approx({"mse_lower_bound": 0.375, "rmse_lower_bound": np.sqrt(0.375),
                                  "n_items": 2, "n_skipped": 0, "model": "t", "mse": 0.0,
                                  "excess_mse": -0.375})
-    out = metric.compute(annotations=[[1, 2, 2, 3], [0, 0, 1, 1], [3]], model="normal", too_few="skip")
+    out = metric.compute(annotations=[[1, 2, 2, 3], [0, 0, 1, 1], [3]], predictions=[None] * 3,
+                         model="normal", on_invalid="omit")
     assert out["mse_lower_bound"] == pytest.approx(0.125) and out["n_skipped"] == 1
     assert "mse" not in out
-    for batch in ([[1, 2, 2, 3]], [[0, 0, 1, 1]]):
-        metric.add_batch(annotations=batch)
-    assert metric.compute(predictions=[2.0, 0.5])["mse"] == 0.0
-    with pytest.raises(ValueError, match="not references"):
-        metric.compute(annotations=[[1, 2, 3, 4]], references=[[1, 2, 3, 4]])
+    for annotations, predictions in (([[1, 2, 2, 3]], [2.0]), ([[0, 0, 1, 1]], [0.5])):
+        metric.add_batch(annotations=annotations, predictions=predictions)
+    assert metric.compute()["mse"] == 0.0
+    assert "predictions" in metric.info.features  # declared, so a Space form shows it
 

@@ -29,7 +29,7 @@ import toy_dataset
 import upload
 from dataset_scripts import REGISTRY, publish
 from dataset_scripts.export import build_dataset
-from dataset_scripts.spaces import build_space, metric_names
+from publishing.spaces import build_space, metric_names
 from dataset_scripts.str_2021 import read_pairs
 from hub_server import LocalHub
 
@@ -173,7 +173,7 @@ def test_push_everything_then_check_what_arrived(hub, out, mirror, tmp_path):
         assert set(files) == {p.name for p in (out / "hub" / "spaces" / name).iterdir()}
         meta = RepoCard(files["README.md"].decode()).data.to_dict()
         assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py"
-        assert {"evaluate", "metric"} <= set(meta["tags"])
+        assert "evaluate" in meta["tags"] and {"metric", "measurement"} & set(meta["tags"])
         assert hub.repos[("space", f"{NS}/{name}")].sdk == "gradio"
 
     # the model: weights over LFS, card with metadata

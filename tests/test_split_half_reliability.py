@@ -9,7 +9,7 @@ from scipy.stats import pearsonr
 from scipy.stats import spearmanr
 
 import metrics.split_half_reliability.split_half as shr
-from dataset_scripts.errors import DataValidationError
+from metrics.errors import DataValidationError
 from metrics.bws_scores.counting import bws_counting_scores
 from metrics.bws_scores.readers import read_semeval_2024
 from metrics.split_half_reliability.halves import layout
@@ -46,7 +46,7 @@ def recorded_halves(monkeypatch):
     return lambda: np.concatenate(seen, axis=1)
 
 
-@pytest.mark.parametrize("missing", ["drop", "zero"])
+@pytest.mark.parametrize("missing", ["omit", "zero"])
 def test_bws_equals_slow_reference_per_trial(monkeypatch, missing):
     # 1 to 19 annotations per tuple: items missing from a half, odd groups, and groups > 16 (key ranking)
     repeats = np.random.default_rng(5).integers(1, 20, size=25)
@@ -59,7 +59,7 @@ def test_bws_equals_slow_reference_per_trial(monkeypatch, missing):
         a = bws_counting_scores(tuples[in_a[:, t]], best[in_a[:, t]], worst[in_a[:, t]])
         b = bws_counting_scores(tuples[~in_a[:, t]], best[~in_a[:, t]], worst[~in_a[:, t]])
         score_a, score_b = dict(zip(a.items, a.score)), dict(zip(b.items, b.score))
-        common = [i for i in a.items if i in score_b] if missing == "drop" else list(a.items)
+        common = [i for i in a.items if i in score_b] if missing == "omit" else list(a.items)
         x, y = [score_a[i] for i in common], [score_b.get(i, 0.0) for i in common]
         assert result.n_items_both[t] == len(common)
         assert result.spearman_trials[t] == pytest.approx(spearmanr(x, y)[0], abs=1e-12)
@@ -124,15 +124,15 @@ def test_bws_arguments_and_bad_input():
     worst[7] = best[7]
     with pytest.raises(DataValidationError, match="row 8: best and worst are the same item"):
         split_half_bws(tuples, best, worst, trials=2)
-    assert split_half_bws(tuples, best, worst, trials=2, on_invalid="skip").n_skipped == 1
-    with pytest.raises(ValueError, match="no valid annotations"):
-        split_half_bws(tuples[:1], best[:1], best[:1], on_invalid="skip")
+    assert split_half_bws(tuples, best, worst, trials=2, on_invalid="omit").n_skipped == 1
+    with pytest.raises(ValueError, match="no annotations to split"):
+        split_half_bws(tuples[:1], best[:1], best[:1], on_invalid="omit")
 
 
 def test_semeval_files(mirror):
     folder = mirror / "semrel-2024" / "BWS_annotations"
     for name, n_items in (("arq_bws.csv", 3991), ("arb_bws.csv", 1800)):
-        ann = read_semeval_2024(folder / name, on_invalid="skip")
+        ann = read_semeval_2024(folder / name, on_invalid="omit")
         drop = split_half_bws(ann, trials=50, seed=0)
         zero = split_half_bws(ann, trials=50, seed=0, missing="zero")
         assert drop.n_items == zero.n_items == n_items
@@ -191,9 +191,9 @@ def test_ratings_bad_input():
         with pytest.raises(DataValidationError) as err:
             split_half_ratings(bad_items, bad_ratings, annotators, trials=2)
         assert (err.value.row, err.value.rule) == (row, rule)
-        skipped = split_half_ratings(bad_items, bad_ratings, annotators, trials=2, on_invalid="skip")
+        skipped = split_half_ratings(bad_items, bad_ratings, annotators, trials=2, on_invalid="omit")
         assert skipped.n_skipped >= 1
-    lone = split_half_ratings(items + ["w"], ratings + [2.0], trials=2, on_invalid="skip")
+    lone = split_half_ratings(items + ["w"], ratings + [2.0], trials=2, on_invalid="omit")
     assert (lone.n_skipped, lone.n_items) == (1, 3)
 
 

@@ -80,7 +80,7 @@ def semeval_shr(mirror, image_dir: Path) -> str:
         return f"SemEval-2024 BWS annotations not found (`<mirror>/{SEMEVAL_DIR}/`): no SHR shown."
     rows, scores = [], {}
     for path in sorted(folder.glob("*.csv")):
-        ann = read_semeval_2024(path, on_invalid="skip")
+        ann = read_semeval_2024(path, on_invalid="omit")
         shr = split_half_bws(ann, trials=SHR_TRIALS, seed=SHR_SEED, spearman_brown=True)
         scores[path.stem] = bws_counting_scores(ann).score
         rows.append([path.name, f"{len(ann.best):,}", sum(ann.skipped.values()),

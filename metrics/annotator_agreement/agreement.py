@@ -23,11 +23,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+import pandas as pd
+
+from .correlation import correlate
 
 
 @dataclass(frozen=True)
-class Agreement:
+class AgreementResult:
     pearson: float
     spearman: float
     rmse: float
@@ -37,34 +39,40 @@ class Agreement:
 
 @dataclass(frozen=True)
 class AnnotatorAgreementResult:
-    inter: Agreement  # each rating vs its item's mean, pooled
-    inter_loo: Agreement  # each rating vs the mean of the item's other ratings
-    intra: Agreement | None  # repeats vs the first rating; None without repeated ratings
+    inter: AgreementResult  # each rating vs its item's mean, pooled
+    inter_loo: AgreementResult  # each rating vs the mean of the item's other ratings
+    intra: AgreementResult | None  # repeats vs the first rating; None without repeated ratings
     alpha: float  # Krippendorff's alpha, interval metric
     n_items: int  # items used
-    n_items_skipped: int  # items with < 2 annotators (too_few="skip")
+    n_items_skipped: int  # items with < 2 annotators (on_invalid="omit")
     n_annotators: int
     n_ratings: int  # first ratings of (item, annotator) pairs in the items used
     n_repeats: int  # repeated (item, annotator) ratings
 
 
-def compare(ratings: np.ndarray, reference: np.ndarray) -> Agreement:
+def compare(ratings: np.ndarray, reference: np.ndarray) -> AgreementResult:
     """Pearson, Spearman, RMSE and MSE of ``ratings`` against ``reference`` (pooled)."""
     ratings, reference = np.asarray(ratings, dtype=float), np.asarray(reference, dtype=float)
     if ratings.size < 2:
         raise ValueError(f"agreement needs >= 2 ratings, got {ratings.size}")
     mse = float(np.mean((ratings - reference) ** 2))
-    return Agreement(pearson=float(stats.pearsonr(ratings, reference).statistic),
-                     spearman=float(stats.spearmanr(ratings, reference).statistic),
-                     rmse=float(np.sqrt(mse)), mse=mse, n_ratings=int(ratings.size))
+    c = correlate(ratings, reference)
+    return AgreementResult(pearson=c.pearson, spearman=c.spearman, rmse=float(np.sqrt(mse)), mse=mse,
+                           n_ratings=int(ratings.size))
 
 
 def _codes(values: Sequence, name: str, size: int) -> tuple[np.ndarray, np.ndarray]:
-    arr = np.asarray(values)
-    if arr.shape != (size,):
-        raise ValueError(f"{name} has shape {arr.shape}; expected ({size},) like ratings")
-    labels, codes = np.unique(arr, return_inverse=True)
-    return labels, codes.reshape(-1)
+    """Codes 0..L-1 of the labels in sorted order (pandas.factorize: linear, no object sort per row)."""
+    if len(values) != size:
+        raise ValueError(f"{name} has {len(values)} values; expected {size}, one per rating")
+    if isinstance(values, pd.Categorical):  # already coded (evaluate's Arrow columns)
+        codes, labels = values.codes.astype(np.int64), values.categories
+    else:
+        codes, labels = pd.factorize(np.asarray(values) if not isinstance(values, np.ndarray) else values, sort=True)
+    if (codes < 0).any():
+        row = int(np.argmax(codes < 0))
+        raise ValueError(f"{name}[{row}] is empty ({values[row]!r}); every rating needs an item and an annotator")
+    return np.asarray(labels), codes
 
 
 def _first_ratings(items, annotators, ratings):
@@ -83,7 +91,7 @@ def _first_ratings(items, annotators, ratings):
     return item_labels, item, annotator_labels, annotator, key, x, first
 
 
-def intra_annotator_agreement(items: Sequence, annotators: Sequence, ratings: Sequence[float]) -> Agreement:
+def intra_annotator_agreement(items: Sequence, annotators: Sequence, ratings: Sequence[float]) -> AgreementResult:
     """Each repeated (item, annotator) rating against that pair's first rating."""
     *_, key, x, first = _first_ratings(items, annotators, ratings)
     first_rating = np.full(key.max() + 1 if key.size else 0, np.nan)
@@ -99,7 +107,7 @@ def _item_sums(item: np.ndarray, x: np.ndarray, n_items: int) -> tuple[np.ndarra
     return np.bincount(item, minlength=n_items), np.bincount(item, x, minlength=n_items)
 
 
-def inter_annotator_agreement(item: np.ndarray, x: np.ndarray, leave_one_out: bool = False) -> Agreement:
+def inter_annotator_agreement(item: np.ndarray, x: np.ndarray, leave_one_out: bool = False) -> AgreementResult:
     """Ratings ``x`` (one per item and annotator) against their item's (leave-one-out) mean."""
     m, total = _item_sums(item, x, int(item.max()) + 1)
     if (m[item] < 2).any():
@@ -126,22 +134,23 @@ def krippendorff_alpha_interval(item: np.ndarray, x: np.ndarray) -> float:
 
 
 def annotator_agreement(items: Sequence, annotators: Sequence, ratings: Sequence[float], *,
-                        too_few: str = "raise") -> AnnotatorAgreementResult:
+                        on_invalid: str = "raise") -> AnnotatorAgreementResult:
     """Inter (pooled, and leave-one-out), intra and Krippendorff's alpha of a long rating table.
 
-    ``too_few="skip"`` drops items rated by fewer than 2 annotators (counted in
+    ``on_invalid="omit"`` drops items rated by fewer than 2 annotators (counted in
     ``n_items_skipped``) instead of raising; it also turns a single repeated rating (too few for
     intra agreement) into ``intra=None``.
     """
-    if too_few not in ("raise", "skip"):
-        raise ValueError(f"too_few must be 'raise' or 'skip', got {too_few!r}")
+    if on_invalid not in ("raise", "omit"):
+        raise ValueError(f"on_invalid must be 'raise' or 'omit', got {on_invalid!r}")
     item_labels, item, annotator_labels, annotator, _, x, first = _first_ratings(items, annotators, ratings)
     m = np.bincount(item[first], minlength=len(item_labels))
     short = m < 2
-    if short.any() and too_few == "raise":
-        label = item_labels[int(np.argmax(short))].item()
+    if short.any() and on_invalid == "raise":
+        label = item_labels[int(np.argmax(short))]
+        label = label.item() if isinstance(label, np.generic) else label
         raise ValueError(f"item {label!r} has {m[short][0]} annotator(s); agreement needs >= 2 "
-                         "(too_few='skip' skips and counts such items)")
+                         "(on_invalid='omit' drops and counts such items)")
     keep = first & ~short[item]
     if not keep.any():
         raise ValueError("no item has >= 2 annotators")
@@ -149,7 +158,7 @@ def annotator_agreement(items: Sequence, annotators: Sequence, ratings: Sequence
     alpha = krippendorff_alpha_interval(item_kept, x[keep])  # first: raises on constant ratings
     n_repeats = int((~first).sum())
     intra = None
-    if n_repeats >= 2 or (n_repeats == 1 and too_few == "raise"):
+    if n_repeats >= 2 or (n_repeats == 1 and on_invalid == "raise"):
         intra = intra_annotator_agreement(item, annotator, x)
     return AnnotatorAgreementResult(
         inter=inter_annotator_agreement(item_kept, x[keep]),

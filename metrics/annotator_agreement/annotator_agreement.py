@@ -2,8 +2,11 @@
 
 import datasets
 import evaluate
+import pandas as pd
 
+# evaluate.load copies only the same-folder modules imported here: every one the math uses
 from .agreement import annotator_agreement
+from .correlation import correlate
 
 _CITATION = """\
 @article{sido2021czech,
@@ -34,7 +37,7 @@ Args:
     annotators (`list` of `str` or `int`): who gave the rating; a repeated (item, annotator)
         pair is a re-test (intra agreement only; its first rating counts everywhere else).
     ratings (`list` of `float`): the ratings.
-    too_few (`str`): "raise" (default) or "skip" items rated by fewer than 2 annotators.
+    on_invalid (`str`): "raise" (default) or "omit" items rated by fewer than 2 annotators.
 Returns:
     inter_pearson, inter_spearman, inter_rmse, inter_mse, inter_loo_pearson, inter_loo_spearman,
     inter_loo_rmse, inter_loo_mse, intra_pearson, intra_spearman, intra_rmse, intra_mse (None
@@ -59,9 +62,10 @@ _FEATURES = [
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class AnnotatorAgreement(evaluate.Metric):
+class AnnotatorAgreement(evaluate.Measurement):
     def _info(self):
-        return evaluate.MetricInfo(
+        info = evaluate.MeasurementInfo(
+            module_type="measurement",
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
@@ -69,9 +73,14 @@ class AnnotatorAgreement(evaluate.Metric):
             reference_urls=["https://arxiv.org/abs/2108.08708",
                             "https://repository.upenn.edu/asc_papers/43"],
         )
+        # Arrow columns, not Python lists: ids are dictionary-encoded in Arrow, no object per rating
+        # (set after construction: MeasurementInfo checks a format only against a single Features)
+        info.format = "arrow"
+        return info
 
-    def _compute(self, items, annotators, ratings, too_few="raise"):
-        result = annotator_agreement(items, annotators, ratings, too_few=too_few)
+    def _compute(self, items, annotators, ratings, on_invalid="raise"):
+        result = annotator_agreement(_categories(items), _categories(annotators),
+                                     ratings.to_numpy(), on_invalid=on_invalid)
         out = {}
         for name in ("inter", "inter_loo", "intra"):
             part = getattr(result, name)
@@ -81,3 +90,10 @@ class AnnotatorAgreement(evaluate.Metric):
         for field in ("n_items", "n_items_skipped", "n_annotators", "n_ratings", "n_repeats"):
             out[field] = getattr(result, field)
         return out
+
+
+def _categories(column) -> pd.Categorical:
+    """An Arrow column as a Categorical (codes + distinct values); nulls get code -1."""
+    encoded = column.combine_chunks().dictionary_encode()
+    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(encoded.dictionary.to_pylist()))

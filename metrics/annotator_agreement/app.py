@@ -1,5 +1,11 @@
-import evaluate
-from evaluate.utils import launch_gradio_widget
+"""The annotator_agreement Space: ``python app.py``, then open http://127.0.0.1:7860."""
+from pathlib import Path
 
-module = evaluate.load("annotator_agreement.py")
-launch_gradio_widget(module)
+from space_app import launch
+
+EXAMPLE = {"items": ["a", "a", "b", "b", "c", "c"], "annotators": ["x", "y", "x", "y", "x", "y"],
+           "ratings": [1, 2, 4, 4, 5, 6]}
+OPTIONS = {}
+
+if __name__ == "__main__":
+    launch(Path(__file__).with_name("annotator_agreement.py"), EXAMPLE, OPTIONS)

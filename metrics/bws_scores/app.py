@@ -1,7 +1,11 @@
+"""The bws_scores Space: ``python app.py``, then open http://127.0.0.1:7860."""
 from pathlib import Path
 
-import evaluate
-from evaluate.utils import launch_gradio_widget
+from space_app import launch
 
-module = evaluate.load(str(Path(__file__).with_name("bws_scores.py")))
-launch_gradio_widget(module)
+EXAMPLE = {"tuples": [["a", "b", "c", "d"], ["a", "b", "c", "e"], ["b", "c", "d", "e"]],
+           "best": ["a", "b", "b"], "worst": ["d", "a", "e"]}
+OPTIONS = {}
+
+if __name__ == "__main__":
+    launch(Path(__file__).with_name("bws_scores.py"), EXAMPLE, OPTIONS)

@@ -3,10 +3,12 @@
 import datasets
 import evaluate
 
+# evaluate.load copies only the same-folder modules imported here: every one the math uses
 from .citations import ABDALLA_2023
 from .citations import KIRITCHENKO_MOHAMMAD_2016
 from .citations import KIRITCHENKO_MOHAMMAD_2017
 from .counting import bws_counting_scores
+from .errors import DataValidationError
 
 _CITATION = KIRITCHENKO_MOHAMMAD_2016 + KIRITCHENKO_MOHAMMAD_2017 + ABDALLA_2023
 
@@ -25,7 +27,7 @@ Args:
     worst (list of str or int): the item chosen as worst, likewise.
     choice (str): "item" (default) or "position".
     on_invalid (str): "raise" (default) a DataValidationError naming the first bad row and its
-        rule, or "skip" bad rows and count them in n_skipped.
+        rule, or "omit" bad rows and count them in n_skipped.
 Returns:
     items: item ids, sorted; appearances, n_best, n_worst: counts per item;
     score: (n_best - n_worst) / appearances; score_01: (score + 1) / 2;
@@ -47,9 +49,10 @@ def _features(item, choice):
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class BwsScores(evaluate.Metric):
+class BwsScores(evaluate.Measurement):
     def _info(self):
-        return evaluate.MetricInfo(
+        return evaluate.MeasurementInfo(
+            module_type="measurement",
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,

@@ -9,21 +9,25 @@ For every item i over all annotations whose tuple contains i::
 This is the procedure of the NRC script ``get-scores-from-BWS-annotations-counting.pl``, with
 stricter input checks: a best/worst choice outside the tuple, best == worst, an item repeated in
 its tuple, tuples of mixed sizes and empty cells are errors naming the row (the Perl script stops on
-the first, warns on the second and counts the third twice). ``on_invalid="skip"`` drops such rows
+the first, warns on the second and counts the third twice). ``on_invalid="omit"`` drops such rows
 and reports how many, by rule.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import itertools
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Literal
 
 import numpy as np
-import pandas as pd
+
+from .errors import DataValidationError
 
 Choice = Literal["item", "position"]
-OnInvalid = Literal["raise", "skip"]
+OnInvalid = Literal["raise", "omit"]
 
 # Rules in the order they are checked; a row is reported under the first rule it breaks.
 RULES = (
@@ -45,7 +49,7 @@ class Annotations:
     best: np.ndarray  # (n,) int item codes
     worst: np.ndarray  # (n,) int item codes
     rows: np.ndarray  # (n,) row label of each kept annotation (1-based input row or file row)
-    skipped: dict  # rule -> number of rows dropped with on_invalid="skip"
+    skipped: dict  # rule -> number of rows dropped with on_invalid="omit"
     skipped_rows: np.ndarray  # row labels of the dropped rows
     repaired: dict = field(default_factory=dict)  # what a reader tolerated -> number of cells
 
@@ -55,7 +59,7 @@ class Annotations:
 
 
 @dataclass(frozen=True)
-class BWSScores:
+class BWSScoresResult:
     """Counting scores per item (item order = sorted item ids)."""
 
     items: np.ndarray
@@ -66,6 +70,12 @@ class BWSScores:
     score_01: np.ndarray  # (score + 1) / 2, in [0, 1]
     n_annotations: int
     n_skipped: int
+
+
+def check_on_invalid(on_invalid) -> None:
+    """The raise-or-omit policy (scipy's nan_policy words): "raise" (default) or "omit"."""
+    if on_invalid not in ("raise", "omit"):
+        raise ValueError(f"on_invalid must be 'raise' or 'omit', not {on_invalid!r}")
 
 
 def counting_score(n_best, n_worst, appearances):
@@ -84,7 +94,7 @@ def tally(annotations: Annotations) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def bws_counting_scores(tuples, best=None, worst=None, *, choice: Choice = "item",
-                        on_invalid: OnInvalid = "raise") -> BWSScores:
+                        on_invalid: OnInvalid = "raise") -> BWSScoresResult:
     """Counting scores of BWS annotations (one annotation per row).
 
     Args:
@@ -93,7 +103,7 @@ def bws_counting_scores(tuples, best=None, worst=None, *, choice: Choice = "item
         best, worst: (n,) the chosen items: item ids (``choice="item"``) or 1-based positions in
             the row's tuple (``choice="position"``).
         on_invalid: ``"raise"`` a DataValidationError naming the first bad row and its rule, or
-            ``"skip"`` bad rows (counts in ``n_skipped``).
+            ``"omit"`` bad rows (counts in ``n_skipped``).
 
     >>> r = bws_counting_scores([["a", "b", "c", "d"], ["a", "b", "c", "e"]], ["a", "b"], ["d", "a"])
     >>> r.items.tolist(), r.score.tolist()
@@ -102,7 +112,7 @@ def bws_counting_scores(tuples, best=None, worst=None, *, choice: Choice = "item
     ann = as_annotations(tuples, best, worst, choice=choice, on_invalid=on_invalid)
     appearances, n_best, n_worst = tally(ann)
     score = counting_score(n_best, n_worst, appearances)
-    return BWSScores(items=ann.items, appearances=appearances, n_best=n_best, n_worst=n_worst,
+    return BWSScoresResult(items=ann.items, appearances=appearances, n_best=n_best, n_worst=n_worst,
                      score=score, score_01=(score + 1.0) / 2.0, n_annotations=len(ann.best),
                      n_skipped=ann.n_skipped)
 
@@ -127,8 +137,9 @@ def encode_annotations(tuples, best, worst, *, choice: Choice = "item",
     """
     if choice not in ("item", "position"):
         raise ValueError(f"choice must be 'item' or 'position', not {choice!r}")
-    if on_invalid not in ("raise", "skip"):
-        raise ValueError(f"on_invalid must be 'raise' or 'skip', not {on_invalid!r}")
+    check_on_invalid(on_invalid)
+    if len(tuples) == 0:
+        raise DataValidationError(source, None, "no annotations", "tuples, best and worst are empty")
     matrix, size_ok = _tuple_matrix(tuples)
     n, k = matrix.shape
     best, worst = np.asarray(best), np.asarray(worst)
@@ -136,15 +147,15 @@ def encode_annotations(tuples, best, worst, *, choice: Choice = "item",
         raise ValueError(f"best and worst need one value per tuple ({n}), got {best.shape} and {worst.shape}")
     rows = np.arange(1, n + 1) if rows is None else np.asarray(rows)
 
-    codes, ids = _factorize(matrix)
     if choice == "item":
-        lookup = pd.Index(ids)
-        best_code, worst_code = lookup.get_indexer(best), lookup.get_indexer(worst)
+        codes, ids, ((best_code, best_empty), (worst_code, worst_empty)) = _factorize(matrix, best, worst)
     else:
+        codes, ids, _ = _factorize(matrix)
         best_code, worst_code = _from_positions(best, codes), _from_positions(worst, codes)
+        best_empty, worst_empty = is_empty(best), is_empty(worst)
     broken = [  # one mask per rule, in the order of RULES
         ~size_ok,
-        _row_any(codes < 0) | is_empty(best) | is_empty(worst),
+        _row_any(codes < 0) | best_empty | worst_empty,
         _has_repeats(codes),
         ~_row_any(codes == best_code[:, None]),
         ~_row_any(codes == worst_code[:, None]),
@@ -189,17 +200,77 @@ def _tuple_matrix(tuples) -> tuple[np.ndarray, np.ndarray]:
     return matrix, size_ok
 
 
-def _factorize(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Codes of the tuple cells in sorted id order, and the ids; -1 marks empty cells."""
-    codes, ids = pd.factorize(matrix.ravel())  # None/NaN -> -1
-    kept = np.flatnonzero(~is_empty(ids))
+@contextlib.contextmanager
+def no_gc():
+    """Pause the cyclic garbage collector while millions of acyclic objects (strings, lists) are
+    made: its full passes over them would make reading and coding superlinear in the input size."""
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        kept = kept[np.argsort(ids[kept], kind="stable")]
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def factorize(values) -> tuple[np.ndarray, list]:
+    """(code of each value, the distinct values): linear in the number of values, no sort, no
+    pandas. Dense integer ids go through a lookup table (distinct values sorted); anything else
+    through one C-speed dict pass (distinct values in first-seen order)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and values.size:
+        flat = values.ravel()
+        low, span = flat.min(), int(flat.max()) - int(flat.min()) + 1
+        if span <= 4 * flat.size:  # dense integer ids: a lookup table, no hashing
+            present = np.zeros(span, dtype=bool)
+            present[flat - low] = True
+            distinct = np.flatnonzero(present) + low
+            code = np.cumsum(present) - 1
+            return code[flat - low], distinct.tolist()
+    with no_gc():
+        flat = values.ravel().tolist() if isinstance(values, np.ndarray) else values
+        index = {}  # value -> position of its first occurrence, in one C-speed pass
+        first = np.fromiter(map(index.setdefault, flat, itertools.count()), dtype=np.int64, count=len(flat))
+    dense = np.empty(len(flat), dtype=np.int64)
+    dense[np.fromiter(index.values(), dtype=np.int64, count=len(index))] = np.arange(len(index))
+    return dense[first], list(index)
+
+
+def _factorize(matrix: np.ndarray, *extra: np.ndarray):
+    """Codes of the tuple cells in sorted id order, the ids, and for each ``extra`` column (best,
+    worst as item ids) its codes and empty mask, all from one pass; -1 marks empty cells and extra
+    values that are no item of any tuple."""
+    n_cells = matrix.size
+    if all(a.dtype.kind in "iu" for a in (matrix, *extra)):
+        values = np.concatenate([matrix.ravel(), *extra]) if extra else matrix
+    else:
+        with no_gc():
+            values = list(itertools.chain(matrix.ravel().tolist(), *(a.tolist() for a in extra)))
+    codes, distinct = factorize(values)
+    blank = _blank(distinct)
+    keep = np.zeros(len(distinct), dtype=bool)
+    keep[codes[:n_cells]] = True
+    keep &= ~blank
+    kept = [v for v, k in zip(distinct, keep.tolist()) if k]
+    try:
+        order = sorted(range(len(kept)), key=kept.__getitem__)
     except TypeError as err:
         raise TypeError(f"item ids must be mutually comparable (one type): {err}") from None
-    new_code = np.full(len(ids) + 1, -1)  # the last slot maps code -1 to -1
-    new_code[kept] = np.arange(len(kept))
-    return new_code[codes].reshape(matrix.shape), ids[kept]
+    rank = np.empty(len(kept), dtype=np.int64)
+    rank[order] = np.arange(len(kept))
+    new_code = np.full(len(distinct), -1, dtype=np.int64)
+    new_code[keep] = rank
+    ids = np.empty(len(kept), dtype=matrix.dtype if matrix.dtype.kind in "iuU" else object)
+    ids[:] = [kept[i] for i in order]
+    mapped = new_code[codes]
+    columns = [(mapped[start:start + len(a)], blank[codes[start:start + len(a)]])
+               for start, a in zip(itertools.accumulate([n_cells] + [len(a) for a in extra]), extra)]
+    return mapped[:n_cells].reshape(matrix.shape), ids, columns
+
+
+def _blank(distinct: list) -> np.ndarray:
+    """None, NaN, or a blank string, per distinct value."""
+    return np.array([v is None or (isinstance(v, float) and v != v) or (isinstance(v, str) and not v.strip())
+                     for v in distinct], dtype=bool)
 
 
 def _row_any(mask: np.ndarray) -> np.ndarray:
@@ -221,24 +292,31 @@ def is_empty(values) -> np.ndarray:
         return np.zeros(values.shape, dtype=bool)
     if values.dtype.kind == "f":
         return np.isnan(values)
-    codes, distinct = pd.factorize(values.astype(object).ravel())
-    blank = np.array([isinstance(v, str) and not v.strip() for v in distinct] + [True])
-    return blank[codes]
+    codes, distinct = factorize(values)
+    return _blank(distinct)[codes].reshape(values.shape)
 
 
 def _from_positions(positions: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """Item codes at 1-based positions; -2 where a position is not an integer in 1..k."""
-    pos = positions if positions.dtype.kind in "iuf" else pd.to_numeric(
-        pd.Series(positions), errors="coerce").to_numpy(dtype=np.float64)
+    if positions.dtype.kind in "iuf":
+        pos = positions
+    else:  # strings from a file: convert each distinct value once; not a number -> NaN
+        codes_, distinct = factorize(positions)
+        pos = np.array([_number(v) for v in distinct], dtype=np.float64)[codes_] if distinct else np.empty(0)
     n, k = codes.shape
     ok = (pos >= 1) & (pos <= k) & (pos == np.round(pos) if pos.dtype.kind == "f" else True)
     index = np.where(ok, pos, 1).astype(np.int64) - 1
     return np.where(ok, codes.ravel()[np.arange(n) * k + index], -2)
 
 
-def _raise_first(source, rows, rule, tuples, best, worst, choice, k):
-    from dataset_scripts.errors import DataValidationError  # imported here: keeps this module light
+def _number(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
 
+
+def _raise_first(source, rows, rule, tuples, best, worst, choice, k):
     bad = np.flatnonzero(rule >= 0)
     i = bad[0]
     detail = f"tuple={np.asarray(tuples[i]).tolist()!r}, best={best[i:i + 1].tolist()[0]!r}, worst={worst[i:i + 1].tolist()[0]!r}"
@@ -249,5 +327,5 @@ def _raise_first(source, rows, rule, tuples, best, worst, choice, k):
                    else "; pass choice='position' if best/worst are 1-based positions")
     if len(bad) > 1:
         detail += (f"; {len(bad) - 1} more invalid row(s), e.g. {rows[bad[1:6]].tolist()};"
-                   " on_invalid='skip' drops them and counts them")
+                   " on_invalid='omit' drops them and counts them")
     raise DataValidationError(source, rows[i].item(), RULES[rule[i]], detail)

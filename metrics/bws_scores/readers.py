@@ -9,22 +9,26 @@
 
 Rows are numbered from 1, header excluded. A row that cannot be read, or that breaks a rule of
 :func:`counting.encode_annotations`, raises ``DataValidationError(file, row, rule)``;
-``on_invalid="skip"`` drops it and counts it in ``skipped``.
+``on_invalid="omit"`` drops it and counts it in ``skipped``.
 """
 
 from __future__ import annotations
 
 import ast
+import csv
+import io
 import re
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from .counting import Annotations
 from .counting import OnInvalid
 from .counting import encode_annotations
+from .counting import factorize
+from .counting import no_gc
+from .errors import DataValidationError
 
 UNREADABLE = "cell is not a list literal of two sentences"
 JUNK = "text after the closing ] ignored"
@@ -33,55 +37,120 @@ JUNK = "text after the closing ] ignored"
 def read_nrc(path, *, item_columns=None, best_column: str = "BestItem",
              worst_column: str = "WorstItem", on_invalid: OnInvalid = "raise") -> Annotations:
     """Annotations from an NRC-layout CSV (``Item1..Itemk,BestItem,WorstItem``)."""
-    table = _read_table(path)
+    columns, table = read_table(path)
     if item_columns is None:
-        item_columns = sorted((c for c in table.columns if re.fullmatch(r"Item\d+", c)),
-                              key=lambda c: int(c[4:]))
-    missing = [c for c in [*item_columns, best_column, worst_column] if c not in table.columns]
+        item_columns = sorted((c for c in columns if re.fullmatch(r"Item\d+", c)), key=lambda c: int(c[4:]))
+    missing = [c for c in [*item_columns, best_column, worst_column] if c not in columns]
     if missing or len(item_columns) < 2:
-        from dataset_scripts.errors import DataValidationError
-
         raise DataValidationError(str(path), None, "missing columns",
                                   f"need Item1..Itemk, {best_column}, {worst_column}; missing {missing}")
-    return encode_annotations(table[item_columns].to_numpy(dtype=object), table[best_column].to_numpy(),
-                              table[worst_column].to_numpy(), choice="item", on_invalid=on_invalid,
+    at = {c: columns.index(c) for c in columns}
+    return encode_annotations(table[:, [at[c] for c in item_columns]], table[:, at[best_column]],
+                              table[:, at[worst_column]], choice="item", on_invalid=on_invalid,
                               rows=np.arange(1, len(table) + 1), source=str(path))
 
 
 def read_semeval_2024(path, *, on_invalid: OnInvalid = "raise") -> Annotations:
     """Annotations from a SemEval-2024 ``BWS_annotations`` CSV (list-literal items, positions)."""
-    table = _read_table(path)
+    columns, table = read_table(path)
     if table.shape[1] < 4:
-        from dataset_scripts.errors import DataValidationError
-
         raise DataValidationError(str(path), None, "missing columns",
-                                  f"need k >= 2 item columns, then best and worst; got {list(table.columns)}")
-    cells = table.iloc[:, :-2].to_numpy(dtype=object)
-    codes, distinct = pd.factorize(cells.ravel())  # parse each distinct cell once
+                                  f"need k >= 2 item columns, then best and worst; got {columns}")
+    cells = table[:, :-2]
+    codes, distinct = factorize(cells)  # parse each distinct cell once
     parsed = [_parse_pair(cell) for cell in distinct]
     keys = np.array([key for key, _ in parsed], dtype=object)[codes].reshape(cells.shape)
     junk = np.array([had_junk for _, had_junk in parsed])[codes].reshape(cells.shape)
     rows = np.arange(1, len(table) + 1)
-    unreadable = pd.isna(keys).any(axis=1)
+    unreadable = (keys == None).any(axis=1)  # noqa: E711 (elementwise)
     if unreadable.any() and on_invalid == "raise":
-        from dataset_scripts.errors import DataValidationError
-
-        i, j = np.argwhere(pd.isna(keys))[0]
+        i, j = np.argwhere(keys == None)[0]  # noqa: E711
         more = rows[unreadable][1:]
         raise DataValidationError(str(path), int(rows[i]), UNREADABLE,
-                                  f"column {table.columns[j]!r}: {cells[i, j][:80]!r}" + (
+                                  f"column {columns[j]!r}: {cells[i, j][:80]!r}" + (
                                       f"; also rows {more[:10].tolist()}{' ...' if len(more) > 10 else ''};"
-                                      " on_invalid='skip' drops and counts them" if len(more) else ""))
+                                      " on_invalid='omit' drops and counts them" if len(more) else ""))
     ok = ~unreadable
-    ann = encode_annotations(keys[ok], table.iloc[:, -2].to_numpy()[ok], table.iloc[:, -1].to_numpy()[ok],
+    ann = encode_annotations(keys[ok], table[ok, -2], table[ok, -1],
                              choice="position", on_invalid=on_invalid, rows=rows[ok], source=str(path))
     skipped = dict(ann.skipped, **({UNREADABLE: int(unreadable.sum())} if unreadable.any() else {}))
     return replace(ann, skipped=skipped, skipped_rows=np.sort(np.concatenate([ann.skipped_rows, rows[unreadable]])),
                    repaired={JUNK: int(junk[ok].sum())} if junk[ok].any() else {})
 
 
-def _read_table(path) -> pd.DataFrame:
-    return pd.read_csv(Path(path), dtype=str, keep_default_na=False, encoding="utf-8")
+def read_table(path) -> tuple[list[str], np.ndarray]:
+    """(header, (rows, columns) array of str) of a UTF-8 CSV; see :func:`_read_table`."""
+    with no_gc():
+        return _read_table(path)
+
+
+def _read_table(path) -> tuple[list[str], np.ndarray]:
+    """(header, (rows, columns) array of str) of a UTF-8 CSV; an unreadable, empty, non-UTF-8 or
+    truncated file, or a row whose field count differs from the header's, is a DataValidationError."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise DataValidationError(str(path), None, "file cannot be read", err.strerror or str(err)) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n")  # the header is line 0, so this is the data row
+        raise DataValidationError(str(path), line or None, "file is not UTF-8 text",
+                                  f"byte {raw[err.start:err.start + 1]!r} at offset {err.start}") from None
+    if '"' not in text and "\r" not in text.replace("\r\n", "\n"):  # no quoting: one split, no csv module
+        return _split_table(path, text.replace("\r\n", "\n") if "\r" in text else text)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = next(reader, None)
+        rows = list(reader)
+    except csv.Error as err:
+        raise DataValidationError(str(path), reader.line_num - 1 or None,
+                                  "malformed CSV (truncated file or unclosed quote?)", str(err)) from None
+    if not header:
+        raise DataValidationError(str(path), None, "file is empty (no header, no rows)")
+    if not rows:
+        raise DataValidationError(str(path), None, "file has a header but no data rows")
+    sizes = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    if (sizes != len(header)).any():
+        i = int(np.argmax(sizes != len(header)))
+        more = "more" if sizes[i] > len(header) else "fewer"
+        raise DataValidationError(str(path), i + 1, f"row has {more} fields than the header",
+                                  f"{sizes[i]} fields, header has {len(header)}" + ("; truncated file?" if more == "fewer" else ""))
+    table = np.empty((len(rows), len(header)), dtype=object)
+    table[:] = rows
+    return header, table
+
+
+def _split_table(path, text: str) -> tuple[list[str], np.ndarray]:
+    """``read_table`` for text without quotes: field counts per line from the comma positions."""
+    head, _, body = text.partition("\n")
+    if not head.strip() and not body:
+        raise DataValidationError(str(path), None, "file is empty (no header, no rows)")
+    header = head.split(",")
+    body = body[:-1] if body.endswith("\n") else body
+    if not body:
+        raise DataValidationError(str(path), None, "file has a header but no data rows")
+    chars = np.frombuffer(body.encode("utf-8"), dtype=np.uint8)
+    line_ends = np.append(np.flatnonzero(chars == 10), len(chars))
+    fields = np.diff(np.searchsorted(np.flatnonzero(chars == 44), line_ends), prepend=0) + 1
+    if (fields != len(header)).any():
+        i = int(np.argmax(fields != len(header)))
+        more = "more" if fields[i] > len(header) else "fewer"
+        raise DataValidationError(str(path), i + 1, f"row has {more} fields than the header",
+                                  f"{fields[i]} fields, header has {len(header)}" + ("; truncated file?" if more == "fewer" else ""))
+    cells = np.empty(len(fields) * len(header), dtype=object)
+    cells[:] = body.replace("\n", ",").split(",")
+    return header, cells.reshape(len(fields), len(header))
+
+
+def read_header(path) -> list[str]:
+    """The header row of a CSV file (for telling layouts apart without reading the rows)."""
+    try:
+        with Path(path).open(encoding="utf-8-sig", newline="") as f:
+            return next(csv.reader([f.readline()]), [])
+    except (OSError, UnicodeDecodeError):
+        return read_table(path)[0]  # raises the DataValidationError that names the problem
 
 
 def _parse_pair(cell: str) -> tuple[str | None, bool]:

@@ -1,5 +1,11 @@
-import evaluate
-from evaluate.utils import launch_gradio_widget
+"""The lexical_overlap Space: ``python app.py``, then open http://127.0.0.1:7860."""
+from pathlib import Path
 
-module = evaluate.load("lexical_overlap.py")
-launch_gradio_widget(module)
+from space_app import launch
+
+EXAMPLE = {"sentence1": ["a cat sat", "dogs bark", "a b"], "sentence2": ["a cat ran", "birds sing", "a b"],
+           "references": [0.6, 0.1, 1.0]}
+OPTIONS = {}
+
+if __name__ == "__main__":
+    launch(Path(__file__).with_name("lexical_overlap.py"), EXAMPLE, OPTIONS)

@@ -3,6 +3,8 @@
 import datasets
 import evaluate
 
+# evaluate.load copies only the same-folder modules imported here: every one the math uses
+from .correlation import correlate
 from .overlap import dice_correlation
 
 _CITATION = """\

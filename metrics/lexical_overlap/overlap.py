@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+
+from .correlation import CorrelationResult, correlate
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -37,19 +38,14 @@ def dice(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarray:
     return out
 
 
-@dataclass(frozen=True)
-class OverlapCorrelation:
-    spearman: float
-    pearson: float
-    n: int
-
-
 def dice_correlation(sentence1: Sequence[str], sentence2: Sequence[str],
-                     references: Sequence[float]) -> OverlapCorrelation:
+                     references: Sequence[float]) -> CorrelationResult:
     """Spearman and Pearson correlation of the Dice coefficient with gold scores."""
     scores = dice(sentence1, sentence2)
     gold = np.asarray(references, dtype=np.float64)
     if gold.shape != scores.shape:
         raise ValueError(f"dice_correlation: {len(gold)} references for {len(scores)} pairs")
-    return OverlapCorrelation(float(stats.spearmanr(scores, gold).statistic),
-                              float(stats.pearsonr(scores, gold).statistic), len(gold))
+    if not np.isfinite(gold).all():
+        row = int(np.argmin(np.isfinite(gold)))
+        raise ValueError(f"dice_correlation: references[{row}] is {gold[row]}; references must be finite numbers")
+    return correlate(scores, gold)

@@ -1,5 +1,10 @@
-import evaluate
-from evaluate.utils import launch_gradio_widget
+"""The mse_lower_bound Space: ``python app.py``, then open http://127.0.0.1:7860."""
+from pathlib import Path
 
-module = evaluate.load("mse_lower_bound.py")
-launch_gradio_widget(module)
+from space_app import launch
+
+EXAMPLE = {"annotations": [[1, 2, 2, 3], [0, 0, 1, 1], [4, 5, 5, 5]], "predictions": [2.0, 0.5, 4.5]}
+OPTIONS = {"model": "t"}
+
+if __name__ == "__main__":
+    launch(Path(__file__).with_name("mse_lower_bound.py"), EXAMPLE, OPTIONS)

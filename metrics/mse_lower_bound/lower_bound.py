@@ -30,7 +30,7 @@ class MSELowerBoundResult:
     rmse_bound: float  # sqrt(bound)
     model: str  # "t" or "normal"
     n_items: int  # items used
-    n_skipped: int  # items skipped for too few annotations (too_few="skip")
+    n_skipped: int  # items skipped for too few annotations (on_invalid="omit")
     mse: float | None = None  # mean((prediction − item mean)²) over the items used
     excess: float | None = None  # mse − bound
 
@@ -48,18 +48,18 @@ def _ragged(annotations: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndar
 
 
 def item_means_and_variances(annotations: Sequence[Sequence[float]], model: str = "t",
-                             too_few: str = "raise") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                             on_invalid: str = "raise") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-item mean, estimated Var(mean) under ``model`` and the mask of items used."""
     if model not in MIN_ANNOTATIONS:
         raise ValueError(f"model must be 't' or 'normal', got {model!r}")
-    if too_few not in ("raise", "skip"):
-        raise ValueError(f"too_few must be 'raise' or 'skip', got {too_few!r}")
+    if on_invalid not in ("raise", "omit"):
+        raise ValueError(f"on_invalid must be 'raise' or 'omit', got {on_invalid!r}")
     values, n = _ragged(annotations)
     used = n >= MIN_ANNOTATIONS[model]
-    if too_few == "raise" and not used.all():
+    if on_invalid == "raise" and not used.all():
         item = int(np.argmin(used))
         raise ValueError(f"item {item} has {n[item]} annotations; the {model} model needs >= "
-                         f"{MIN_ANNOTATIONS[model]} (too_few='skip' skips and counts such items)")
+                         f"{MIN_ANNOTATIONS[model]} (on_invalid='omit' drops and counts such items)")
     item_of = np.repeat(np.arange(len(n)), n)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.bincount(item_of, values, minlength=len(n)) / n
@@ -69,18 +69,18 @@ def item_means_and_variances(annotations: Sequence[Sequence[float]], model: str 
 
 
 def mse_lower_bound(annotations: Sequence[Sequence[float]], predictions: Sequence[float] | None = None,
-                    *, model: str = "t", too_few: str = "raise") -> MSELowerBoundResult:
+                    *, model: str = "t", on_invalid: str = "raise") -> MSELowerBoundResult:
     """The MSE lower bound of averaged gold (see module docstring), and a model's excess over it.
 
     >>> mse_lower_bound([[1, 2, 2, 3], [0, 0, 1, 1]]).bound  # (2/3/4·3 + 1/3/4·3) / 2
     0.375
     """
-    mean, variance, used = item_means_and_variances(annotations, model, too_few)
+    mean, variance, used = item_means_and_variances(annotations, model, on_invalid)
     if not used.any():
         raise ValueError(f"no item has >= {MIN_ANNOTATIONS[model]} annotations")
     bound = float(variance[used].mean())
     mse = excess = None
-    if predictions is not None:
+    if predictions is not None and not all(p is None for p in predictions):
         pred = np.asarray(predictions, dtype=float)
         if pred.shape != mean.shape:
             raise ValueError(f"{pred.size} predictions for {mean.size} items")

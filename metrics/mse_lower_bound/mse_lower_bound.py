@@ -23,9 +23,10 @@ averaged over items. With predictions, also the model's MSE against the item mea
 _KWARGS_DESCRIPTION = """
 Args:
     annotations (`list` of `list` of `float`): the individual annotations of each item (ragged).
-    predictions (`list` of `float`, optional): a model's score per item, on the annotation scale.
+    predictions (`list` of `float` or `None`): a model's score per item, on the annotation scale;
+        None for every item gives the bound alone.
     model (`str`): "t" (default, the paper's) or "normal".
-    too_few (`str`): "raise" (default) or "skip" items with too few annotations (counted).
+    on_invalid (`str`): "raise" (default) or "omit" items with too few annotations (counted).
 Returns:
     mse_lower_bound, rmse_lower_bound, n_items, n_skipped, model;
     with predictions also mse and excess_mse (= mse − mse_lower_bound).
@@ -35,6 +36,8 @@ Examples:
     >>> out = metric.compute(annotations=[[1, 2, 2, 3], [0, 0, 1, 1]], predictions=[2.0, 0.5])
     >>> out["mse_lower_bound"], out["mse"], out["n_items"]
     (0.375, 0.0, 2)
+    >>> metric.compute(annotations=[[1, 2, 2, 3], [0, 0, 1, 1]], predictions=[None, None])["mse_lower_bound"]
+    0.375
 """
 
 
@@ -45,18 +48,15 @@ class MseLowerBound(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"annotations": datasets.List(datasets.Value("float64"))}),
+            # predictions is nullable: None for every item gives the bound alone (evaluate has no
+            # optional inputs: an input left out entirely fails inside evaluate's add_batch)
+            features=datasets.Features({"annotations": datasets.List(datasets.Value("float64")),
+                                        "predictions": datasets.Value("float64")}),
             reference_urls=["https://arxiv.org/abs/2108.08708"],
         )
 
-    def compute(self, *, predictions=None, references=None, **kwargs):
-        """Predictions are optional: passed to ``_compute`` as a keyword, not stored as a feature."""
-        if references is not None:
-            raise ValueError("mse_lower_bound takes annotations=..., not references=...")
-        return super().compute(item_predictions=predictions, **kwargs)
-
-    def _compute(self, annotations, item_predictions=None, model="t", too_few="raise"):
-        result = mse_lower_bound(annotations, item_predictions, model=model, too_few=too_few)
+    def _compute(self, annotations, predictions, model="t", on_invalid="raise"):
+        result = mse_lower_bound(annotations, predictions, model=model, on_invalid=on_invalid)
         out = {"mse_lower_bound": result.bound, "rmse_lower_bound": result.rmse_bound,
                "n_items": result.n_items, "n_skipped": result.n_skipped, "model": result.model}
         if result.mse is not None:

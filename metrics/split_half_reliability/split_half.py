@@ -12,7 +12,7 @@ References: Kiritchenko & Mohammad (2016, 2017), script ``SHR-BWS.pl``; STR-2021
 2023, section 4, 1,000 trials, SHR 0.84); Cronbach (1951); Spearman (1910), Brown (1910).
 
 An item that lands in only one half of a trial (its tuples were all annotated once, say) cannot
-be compared: ``missing="drop"`` (default) leaves it out of that trial and reports the count in
+be compared: ``missing="omit"`` (default) leaves it out of that trial and reports the count in
 ``n_items_both``; ``missing="zero"`` reproduces SHR-BWS.pl, which correlates the items scored in
 the first half and silently gives an unscored item 0 in the second.
 
@@ -23,6 +23,7 @@ come from one bincount per chunk. No Python loop runs per annotation or per tria
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Literal
 
@@ -30,12 +31,13 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from metrics.bws_scores.counting import Choice
-from metrics.bws_scores.counting import OnInvalid
-from metrics.bws_scores.counting import as_annotations
-from metrics.bws_scores.counting import is_empty
-from metrics.bws_scores.counting import tally
-
+from .counting import Choice
+from .counting import OnInvalid
+from .counting import as_annotations
+from .counting import check_on_invalid
+from .counting import is_empty
+from .counting import tally
+from .errors import DataValidationError
 from .trialwise import fraction_codes
 from .trialwise import masked_pearson
 from .trialwise import ranks_by_sorting
@@ -43,7 +45,9 @@ from .trialwise import ranks_from_codes
 from .halves import layout
 from .halves import random_halves
 
-Missing = Literal["drop", "zero"]
+Missing = Literal["omit", "zero"]
+DEFAULT_SEED = 0  # fixed: the same call gives the same answer; pass seed=None for fresh entropy
+SOURCE = "<annotations>"
 CHUNK_CELLS = 1 << 20  # (elements or items + codes) x trials per chunk: memory O(#annotations)
 
 
@@ -61,11 +65,11 @@ class SplitHalfResult:
     n_items_both: np.ndarray  # (trials,) items scored in both halves (correlated) per trial
     spearman_trials: np.ndarray  # (trials,)
     pearson_trials: np.ndarray  # (trials,)
-    n_skipped: int  # input rows dropped with on_invalid="skip"
+    n_skipped: int  # input rows dropped with on_invalid="omit"
 
 
-def split_half_bws(tuples, best=None, worst=None, *, trials: int = 1000, seed=None,
-                   missing: Missing = "drop", spearman_brown: bool = False, choice: Choice = "item",
+def split_half_bws(tuples, best=None, worst=None, *, trials: int = 1000, seed=DEFAULT_SEED,
+                   missing: Missing = "omit", spearman_brown: bool = False, choice: Choice = "item",
                    on_invalid: OnInvalid = "raise") -> SplitHalfResult:
     """SHR of BWS annotations: ``tuples`` (n, k), ``best`` and ``worst`` (n,) as for bws_scores,
     or an ``Annotations`` object (from ``encode_annotations`` or a reader) alone.
@@ -75,8 +79,8 @@ def split_half_bws(tuples, best=None, worst=None, *, trials: int = 1000, seed=No
     >>> r.n_items, round(r.spearman, 3)
     (5, 0.855)
     """
-    if missing not in ("drop", "zero"):
-        raise ValueError(f"missing must be 'drop' or 'zero', not {missing!r}")
+    if missing not in ("omit", "zero"):
+        raise ValueError(f"missing must be 'omit' or 'zero', not {missing!r}")
     ann = as_annotations(tuples, best, worst, choice=choice, on_invalid=on_invalid)
     n_items, k = len(ann.items), ann.tuples.shape[1]
     _, group = np.unique(np.sort(ann.tuples, axis=1), axis=0, return_inverse=True)
@@ -92,31 +96,60 @@ def split_half_bws(tuples, best=None, worst=None, *, trials: int = 1000, seed=No
                        spearman_brown, integer=True, n_skipped=ann.n_skipped)
 
 
-def split_half_ratings(items, ratings, annotators=None, *, trials: int = 1000, seed=None,
+def split_half_ratings(items, ratings, annotators=None, *, trials: int = 1000, seed=DEFAULT_SEED,
                        spearman_brown: bool = False, on_invalid: OnInvalid = "raise") -> SplitHalfResult:
     """SHR of rating-scale annotations in long format: one row per (item, [annotator], rating).
 
     Each item's ratings are split into halves, each half gives the item its mean rating, and the
     half means are correlated over the items. Rows with an empty item or a non-finite rating,
     an annotator rating one item twice, and items with fewer than 2 ratings raise an error naming
-    the row (or item); ``on_invalid="skip"`` drops them and counts the rows in ``n_skipped``.
+    the row (or item); ``on_invalid="omit"`` drops them and counts the rows in ``n_skipped``.
 
     >>> r = split_half_ratings([1, 1, 2, 2, 3, 3], [1, 2, 3, 4, 5, 5], trials=5, seed=0)
     >>> round(r.pearson, 3), r.n_items
     (0.946, 3)
     """
-    items, ratings = np.asarray(items, dtype=object), np.asarray(ratings, dtype=object)
-    values = pd.to_numeric(pd.Series(ratings), errors="coerce").to_numpy(dtype=np.float64)  # non-numbers: NaN
+    check_on_invalid(on_invalid)
+    lengths = {"items": len(items), "ratings": len(ratings)}
+    if annotators is not None:
+        lengths["annotators"] = len(annotators)
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"split_half_ratings: items, ratings (and annotators) need one value per row, got "
+                         + ", ".join(f"{len_} {name}" for name, len_ in lengths.items()))
+    if not len(items):
+        raise DataValidationError("<ratings>", None, "no ratings", "items and ratings are empty")
+    ratings = np.asarray(ratings, dtype=object) if not isinstance(ratings, np.ndarray) else ratings
+    items = np.asarray(items, dtype=object) if not isinstance(items, np.ndarray) else items
+    values = (ratings.astype(np.float64) if ratings.dtype.kind in "iuf"  # float64: exact integers below 2**53
+              else pd.to_numeric(pd.Series(ratings), errors="coerce").to_numpy(dtype=np.float64))  # non-numbers: NaN
     keep = _valid_ratings(items, ratings, values, annotators, on_invalid)
     item_code, distinct = pd.factorize(items[keep], sort=True)
     values = values[keep]
     n_items, n = len(distinct), len(values)
+    scale = grid_scale(values)  # ratings on a grid (0.5, 0.25, 0.1 steps): integers, same correlations
+    values = np.round(values * scale) if scale else values
     sums = sp.csr_matrix((values, (item_code, np.arange(n))), shape=(n_items, n))
     counts = np.bincount(item_code, minlength=n_items)
     return _split_half(sums, sp.identity(n_items, format="csr"), item_code,
                        (np.bincount(item_code, weights=values, minlength=n_items), counts), trials, seed,
-                       "drop", spearman_brown, integer=bool(np.all(values == np.round(values))),
+                       "omit", spearman_brown, integer=scale is not None,
                        n_skipped=int((~keep).sum()))
+
+
+GRID_SCALES = (1, 2, 4, 5, 10, 20, 25, 50, 100, 1000)
+
+
+def grid_scale(values: np.ndarray) -> int | None:
+    """The smallest s in GRID_SCALES making every s * value an integer (to 1e-9), else None.
+
+    Correlations do not change when every rating is multiplied by s > 0, and integer ratings take
+    the exact, sort-free ranking of fractions; truly continuous ratings keep the sorting path.
+    """
+    for scale in GRID_SCALES:
+        scaled = values * scale
+        if np.all(np.abs(scaled - np.round(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled))):
+            return scale
+    return None
 
 
 def _valid_ratings(items, ratings, values, annotators, on_invalid: OnInvalid) -> np.ndarray:
@@ -132,13 +165,11 @@ def _valid_ratings(items, ratings, values, annotators, on_invalid: OnInvalid) ->
     rules["item has fewer than 2 ratings"][np.flatnonzero(~row_bad)[kept.map(kept.value_counts()).to_numpy() < 2]] = True
     bad = row_bad | rules["item has fewer than 2 ratings"]
     if bad.any() and on_invalid == "raise":
-        from dataset_scripts.errors import DataValidationError
-
         i = int(np.flatnonzero(row_bad if row_bad.any() else bad)[0])  # a bad row before its consequences
         rule = next(name for name, mask in rules.items() if mask[i])
         raise DataValidationError("<ratings>", i + 1, rule,
                                   f"item={items[i]!r}, rating={ratings[i]!r}; {int(bad.sum())} bad row(s);"
-                                  " on_invalid='skip' drops and counts them")
+                                  " on_invalid='omit' drops and counts them")
     return ~bad
 
 
@@ -153,11 +184,13 @@ def _split_half(numerators, members, group, totals, trials, seed, missing, spear
     if trials < 1:
         raise ValueError(f"trials must be >= 1, got {trials}")
     if len(group) == 0:
-        raise ValueError("no valid annotations to split (all rows were skipped?)")
+        raise DataValidationError(SOURCE, None, "no annotations to split", "empty input, or every row omitted")
     rng = np.random.default_rng(seed)
     lay = layout(group)
     sizes = np.bincount(group)
-    dtype = np.float32 if integer else np.float64  # float32 sums of integers are exact below 2**24
+    # float32 sums of integers are exact while every half sum stays below 2**24; else float64
+    integer = integer and float(abs(numerators).sum(axis=1).max()) < 1 << 24
+    dtype = np.float32 if integer else np.float64
     numerators = numerators[:, lay.element_order].astype(dtype).tocsr()
     odd_members = members[:, lay.odd_groups].astype(dtype).tocsr()
     den_floor = (members @ (sizes // 2))[None, :]  # denominator if every odd group gave A the smaller part
@@ -172,7 +205,7 @@ def _split_half(numerators, members, group, totals, trials, seed, missing, spear
         den_a = den_floor + (odd_members @ extra).T if extra.size else den_floor  # (1, items) if all even
         num_b, den_b = num_total - num_a, den_total - den_a
         valid = den_a > 0
-        if missing == "drop":
+        if missing == "omit":
             valid = valid & (den_b > 0)
         else:  # SHR-BWS.pl: an item unscored in the second half scores 0 there
             num_b, den_b = np.where(den_b > 0, num_b, 0.0), np.where(den_b > 0, den_b, 1.0)
@@ -188,6 +221,16 @@ def _split_half(numerators, members, group, totals, trials, seed, missing, spear
         r.append(masked_pearson(score_a, score_b, valid))
         both.append(valid.sum(axis=1))
     rho, r = np.concatenate(rho), np.concatenate(r)
+    undefined = np.isnan(rho) | np.isnan(r)
+    if undefined.all():
+        raise DataValidationError(SOURCE, None, "split-half correlation is undefined in every trial",
+                                  f"{num_total.shape[1]} item(s); a correlation needs >= 2 items scored in both "
+                                  "halves whose scores are not all equal (constant ratings?)")
+    if undefined.any():
+        warnings.warn(f"split-half correlation undefined in {int(undefined.sum())} of {trials} trials (fewer "
+                      "than 2 items scored in both halves, or constant scores); mean and std over the others",
+                      RuntimeWarning, stacklevel=3)
+        rho, r = rho[~undefined], r[~undefined]
     corrected = (lambda x: float(np.mean(2 * x / (1 + x)))) if spearman_brown else (lambda x: None)
     return SplitHalfResult(
         spearman=float(rho.mean()), spearman_std=float(rho.std()), pearson=float(r.mean()),

@@ -1,19 +1,24 @@
 """evaluate adapter for split-half reliability; the math lives in split_half.py.
 
 Config "bws" (default): BWS annotations (tuples, best, worst). Config "ratings": long-format
-ratings (items, ratings). The math imports the BWS counting of metrics/bws_scores through the
-installed ``semrel`` package, so this module imports it from there too (evaluate.load copies only
-same-folder modules that the adapter itself imports).
+ratings (items, ratings). evaluate.load copies only the same-folder modules this file imports, so
+it imports every module the math uses (counting.py and citations.py link to metrics/bws_scores).
 """
 
 import datasets
 import evaluate
 
-from metrics.bws_scores.citations import ABDALLA_2023
-from metrics.bws_scores.citations import CRONBACH_1951
-from metrics.bws_scores.citations import KIRITCHENKO_MOHAMMAD_2017
-from metrics.split_half_reliability.split_half import split_half_bws
-from metrics.split_half_reliability.split_half import split_half_ratings
+# evaluate.load copies only the same-folder modules imported here: every one the math uses
+from .citations import ABDALLA_2023
+from .citations import CRONBACH_1951
+from .citations import KIRITCHENKO_MOHAMMAD_2017
+from .counting import tally
+from .errors import DataValidationError
+from .halves import layout
+from .split_half import DEFAULT_SEED
+from .split_half import split_half_bws
+from .split_half import split_half_ratings
+from .trialwise import masked_pearson
 
 _CITATION = KIRITCHENKO_MOHAMMAD_2017 + ABDALLA_2023 + CRONBACH_1951
 
@@ -30,13 +35,14 @@ Args (config "bws"):
     tuples (list of list of str or int): the k items of each annotated tuple, one row per annotation.
     best, worst (list of str or int): item ids, or 1-based positions with choice="position".
     choice (str): "item" (default) or "position".
-    missing (str): "drop" (default) leaves out, per trial, items not scored in both halves;
+    missing (str): "omit" (default) leaves out, per trial, items not scored in both halves;
         "zero" scores them 0 in the half that lacks them, as SHR-BWS.pl does.
 Args (config "ratings"):
     items (list of str): the rated item of each row.  ratings (list of float): the rating.
 Args (both):
-    trials (int): random splits, default 1000.  seed (int): same seed, same result.
-    spearman_brown (bool): also report mean 2r/(1+r).  on_invalid (str): "raise" or "skip".
+    trials (int): random splits, default 1000.  seed (int): default 0, so the same call gives the
+        same answer; seed=None draws fresh randomness.
+    spearman_brown (bool): also report mean 2r/(1+r).  on_invalid (str): "raise" or "omit".
 Returns:
     spearman, spearman_std, pearson, pearson_std, corrected_spearman, corrected_pearson (None
     unless spearman_brown), n_items, n_items_both_mean, n_items_both_min, n_skipped.
@@ -60,7 +66,7 @@ def _bws_features(item, choice):
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class SplitHalfReliability(evaluate.Metric):
+class SplitHalfReliability(evaluate.Measurement):
     def _info(self):
         if self.config_name == "ratings":
             features = datasets.Features({"items": datasets.Value("string"), "ratings": datasets.Value("float64")})
@@ -69,7 +75,8 @@ class SplitHalfReliability(evaluate.Metric):
                         _bws_features("int64", "int64")]
         else:
             raise KeyError(f"config must be 'bws' or 'ratings', not {self.config_name!r}")
-        return evaluate.MetricInfo(
+        return evaluate.MeasurementInfo(
+            module_type="measurement",
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
@@ -77,8 +84,8 @@ class SplitHalfReliability(evaluate.Metric):
             reference_urls=["http://saifmohammad.com/WebPages/BestWorst.html"],
         )
 
-    def _compute(self, tuples=None, best=None, worst=None, items=None, ratings=None, trials=1000, seed=None,
-                 spearman_brown=False, on_invalid="raise", choice="item", missing="drop"):
+    def _compute(self, tuples=None, best=None, worst=None, items=None, ratings=None, trials=1000, seed=DEFAULT_SEED,
+                 spearman_brown=False, on_invalid="raise", choice="item", missing="omit"):
         if self.config_name == "ratings":
             r = split_half_ratings(items, ratings, trials=trials, seed=seed, spearman_brown=spearman_brown,
                                    on_invalid=on_invalid)

@@ -1,0 +1,1 @@
+from metrics.correlation import CorrelationResult, correlate

@@ -1,0 +1,1 @@
+from metrics.space_app import launch

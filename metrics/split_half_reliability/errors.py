@@ -1,0 +1,1 @@
+from metrics.errors import DataValidationError
