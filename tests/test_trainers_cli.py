@@ -15,7 +15,7 @@ from trainers.cli import main
 from trainers.models import PairEncoder
 from dataset_scripts import pretrained
 from dataset_scripts.pretrained import known_base_model, minilm_path
-from trainers.testing import tiny_encoder, toy_conditional_pairs
+from trainer_fixtures import tiny_encoder, toy_conditional_pairs
 
 STR_SOURCES = ["Formality", "Goodreads", "ParaNMT", "SNLI", "STS", "Stance", "Wikipedia"]
 

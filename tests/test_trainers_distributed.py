@@ -11,7 +11,7 @@ import datasets
 import pytest
 from transformers import TrainerCallback
 
-from trainers.testing import tiny_encoder, toy_pairs
+from trainer_fixtures import tiny_encoder, toy_pairs
 from trainers.training import FitOptions, fit, load_pairs
 
 

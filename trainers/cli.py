@@ -1,11 +1,13 @@
 """``python -m trainers``: fit | cv | predict.
 
-    python -m trainers fit --dataset str-2021 --config cv-fold-0 --encoder bi --model PATH --output DIR
+    python -m trainers fit --dataset str-2021 --config cv-fold-0 --encoder bi --model minilm --output DIR
     python -m trainers cv --dataset str-2021 --family cv --encoder cross --model PATH --output DIR
     python -m trainers predict --model DIR --dataset c-sts --data-dir CSTS --output preds.json
 
 Multi-GPU / multi-process: ``torchrun --nproc_per_node N -m trainers fit ...`` (same arguments;
-``--batch-size`` is per process).
+``--batch-size`` is per process). A mistake (unknown dataset, config or model, a missing folder,
+an output folder holding another run, a value outside its rule) is answered in one line on
+stderr with exit status 2. This module imports torch only once a command runs.
 """
 
 from __future__ import annotations
@@ -14,18 +16,50 @@ import argparse
 import sys
 from dataclasses import fields
 
-from .losses import OBJECTIVES
-from .models import ENCODER_KINDS, POOLINGS, TRI_COMBINES
-from .pretrained import resolve_model
-from .training import FAMILIES, FitOptions, cross_validate, fit, load_pairs, mean_scores, predict, \
-    write_submission
+from .options import ON_INVALID, FitOptions
+
+OPTION_HELP = {  # names as registered in trainers.models.MODEL_CLASSES / trainers.losses.LOSSES
+    "encoder": "encoder kind: cross | bi | tri",
+    "objective": "loss: mse | quad | quad+mse | cosent (quad: bi/tri-encoders, C-STS groups)",
+    "pooling": "bi/tri-encoders: mean | cls (a cross-encoder uses its classification head)",
+    "combine": "tri-encoder: hadamard | concat",
+    "max_length": "tokens per sequence (truncation)",
+    "epochs": "training epochs (a float such as 2.5 is fine)",
+    "batch_size": "pairs per device and step",
+    "max_steps": "stop after this many steps (-1: train for --epochs)",
+    "margin": "quadruplet loss margin",
+    "on_invalid": "tied condition groups: raise (error) | omit (drop and count them)",
+    "warmup": "warmup: fraction of the steps (< 1) or a step count",
+    "learning_rate": "peak learning rate (AdamW, linear decay)",
+    "weight_decay": "AdamW weight decay",
+    "seed": "seed of the new head weights, data order and dropout",
+    "group_by_length": "batch pairs of similar token length (less padding)",
+}
+TYPES = {"int": int, "float": float, "str": str}  # FitOptions' annotations (strings here)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose mistakes take one line (no usage block) and exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """Shows each option's default (where it has one)."""
+
+    def _get_help_string(self, action):
+        if action.default in (None, False, argparse.SUPPRESS) or not action.option_strings:
+            return action.help
+        return f"{action.help} (default: %(default)s)"
 
 
 def _data_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True,
                         help="registry id (str-2021, c-sts, ...) or a DatasetDict.save_to_disk folder")
     parser.add_argument("--score-range", nargs=2, type=float, metavar=("LO", "HI"),
-                        help="native score range of a folder dataset")
+                        help="native score range of a folder dataset (registry datasets "
+                             "declare their own)")
     parser.add_argument("--mirror", help="mirror directory of the upstream files ($SEMREL_MIRROR)")
     parser.add_argument("--data-dir", help="user-supplied data (C-STS: csts.tar.enc or the CSVs)")
     parser.add_argument("--password", help="C-STS password (else $CSTS_PASSWORD)")
@@ -34,19 +68,48 @@ def _data_args(parser: argparse.ArgumentParser) -> None:
 
 def _fit_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", required=True,
-                        help="pretrained transformer folder, or 'minilm' (packaged, verified)")
-    parser.add_argument("--output", required=True, help="output folder")
+                        help="pretrained transformer folder, or a packaged name (minilm, mpnet)")
+    parser.add_argument("--output", required=True, help="output folder (new, empty, or --overwrite)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="clear an output folder that holds another run")
     defaults = FitOptions()
-    choices = {"encoder": ENCODER_KINDS, "objective": OBJECTIVES, "pooling": POOLINGS,
-               "combine": TRI_COMBINES}
     for f in fields(FitOptions):
         flag = "--" + f.name.replace("_", "-")
         default = getattr(defaults, f.name)
+        help_text = OPTION_HELP[f.name]
         if isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default,
+                                help=help_text)
         else:
-            parser.add_argument(flag, type=type(default), default=default,
-                                choices=choices.get(f.name))
+            parser.add_argument(flag, type=TYPES[f.type], default=default, help=help_text,
+                                choices=ON_INVALID if f.name == "on_invalid" else None)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="python -m trainers", description=__doc__, formatter_class=Formatter)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    p_fit = commands.add_parser("fit", help="train on one config, evaluate, save model + card",
+                                formatter_class=Formatter)
+    _data_args(p_fit)
+    p_fit.add_argument("--config", default="default", help="dataset config")
+    _fit_args(p_fit)
+    p_fit.add_argument("--save-steps", type=int, help="checkpoint every N steps")
+    p_fit.add_argument("--resume", help="resume the same run from a checkpoint folder, or "
+                                        "'last' (its last complete checkpoint)")
+    p_cv = commands.add_parser("cv", help="fit every fold of a CV or LODO family",
+                               formatter_class=Formatter)
+    _data_args(p_cv)
+    p_cv.add_argument("--family", choices=("cv", "lodo"), default="cv",
+                      help="configs cv-fold-* or lodo-*")
+    _fit_args(p_cv)
+    p_predict = commands.add_parser("predict", help="predict a split; write submission JSON",
+                                    formatter_class=Formatter)
+    _data_args(p_predict)
+    p_predict.add_argument("--config", default="default", help="dataset config")
+    p_predict.add_argument("--model", required=True, help="a model saved by fit")
+    p_predict.add_argument("--split", default="test", help="split to predict")
+    p_predict.add_argument("--output", required=True, help="JSON file {\"0\": score, ...}")
+    return parser
 
 
 def _load_kwargs(args) -> dict:
@@ -61,6 +124,18 @@ def _options(args) -> FitOptions:
     return FitOptions(**{f.name: getattr(args, f.name) for f in fields(FitOptions)})
 
 
+def _model(name: str) -> str:
+    """A packaged model name or a folder, else a one-line error."""
+    from pathlib import Path
+
+    from .pretrained import resolve_model
+
+    path = resolve_model(name)
+    if not Path(path).is_dir():
+        raise FileNotFoundError(f"--model {name}: neither a model folder nor a packaged model name")
+    return path
+
+
 def _print_scores(name: str, result) -> None:
     print(f"{name}: Spearman {result.spearman:.4f}  Pearson {result.pearson:.4f}  "
           f"MSE {result.mse:.4f}  ({result.pairs_per_second:.1f} pairs/s, "
@@ -69,39 +144,23 @@ def _print_scores(name: str, result) -> None:
         print(f"    {source:<12} {rho:.4f}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m trainers", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True)
-    p_fit = commands.add_parser("fit", help="train on one config, evaluate, save model + card")
-    _data_args(p_fit)
-    p_fit.add_argument("--config", default="default")
-    _fit_args(p_fit)
-    p_fit.add_argument("--save-steps", type=int, help="checkpoint every N steps")
-    p_fit.add_argument("--resume", help="resume from a checkpoint folder, or 'last'")
-    p_cv = commands.add_parser("cv", help="fit every fold of a CV or LODO family")
-    _data_args(p_cv)
-    p_cv.add_argument("--family", choices=sorted(FAMILIES), default="cv")
-    _fit_args(p_cv)
-    p_predict = commands.add_parser("predict", help="predict a split; write submission JSON")
-    _data_args(p_predict)
-    p_predict.add_argument("--config", default="default")
-    p_predict.add_argument("--model", required=True, help="a model saved by fit")
-    p_predict.add_argument("--split", default="test")
-    p_predict.add_argument("--output", required=True, help="JSON file {\"0\": score, ...}")
-    args = parser.parse_args(argv)
+def run(args: argparse.Namespace) -> None:
+    """Run a parsed command; mistakes raise ValueError / FileNotFoundError."""
+    from .training import cross_validate, fit, load_pairs, mean_scores, predict, write_submission
 
     if args.command == "fit":
+        options = _options(args)
+        model = _model(args.model)
         resume = True if args.resume == "last" else args.resume
-        result = fit(load_pairs(args.dataset, args.config, **_load_kwargs(args)),
-                     resolve_model(args.model),
-                     args.output, _options(args), resume_from_checkpoint=resume,
-                     save_steps=args.save_steps)
+        result = fit(load_pairs(args.dataset, args.config, **_load_kwargs(args)), model,
+                     args.output, options, resume_from_checkpoint=resume,
+                     save_steps=args.save_steps, overwrite=args.overwrite)
         _print_scores(f"{args.dataset}/{args.config} ({result.eval_split})", result)
         print(f"model, README.md and metrics.json in {args.output}")
     elif args.command == "cv":
-        results = cross_validate(args.dataset, args.family, resolve_model(args.model), args.output,
-                                 _options(args), **_load_kwargs(args))
+        options = _options(args)
+        results = cross_validate(args.dataset, args.family, _model(args.model), args.output,
+                                 options, overwrite=args.overwrite, **_load_kwargs(args))
         for config, result in results.items():
             _print_scores(config, result)
         overall, per_source = mean_scores(results)
@@ -112,6 +171,16 @@ def main(argv: list[str] | None = None) -> int:
         data = load_pairs(args.dataset, args.config, **_load_kwargs(args))
         path = write_submission(predict(args.model, data, args.split), args.output)
         print(f"{len(data.splits[args.split])} predictions of {data.name}/{args.split} -> {path}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        run(args)
+    except (ValueError, FileNotFoundError) as exc:  # DataValidationError is a ValueError
+        message = " ".join(str(exc).split())
+        print(f"python -m trainers {args.command}: error: {message}", file=sys.stderr)
+        return 2
     return 0
 
 
