@@ -55,10 +55,11 @@ def eval_results(data, result) -> list[EvalResult]:
 
 def usage(model) -> tuple[str, str, str | None, str]:
     """(library_name, install line, pipeline_tag, code) for loading ``model`` where users do."""
-    example = '["A man plays."], ["Someone is playing."]'
+    example = '["A man plays."], ["Someone is playing."]' + (
+        ', ["the activity"]' if model.conditional else '')
     ours = ("from trainers.models import PairEncoder\n"
             "model = PairEncoder.from_pretrained(path)\n"
-            f"model.predict({example}{', [\"the activity\"]' if model.conditional else ''})\n")
+            f"model.predict({example})\n")
     if model.kind == "cross":
         second = ('"Someone is playing. " + model.tokenizer.sep_token + " the activity"'
                   if model.conditional else '"Someone is playing."')

@@ -16,7 +16,7 @@ import argparse
 import sys
 from dataclasses import fields
 
-from .options import ON_INVALID, FitOptions
+from .options import ON_INVALID, FitOptions, check_save_steps, check_score_range
 
 OPTION_HELP = {  # names as registered in trainers.models.MODEL_CLASSES / trainers.losses.LOSSES
     "encoder": "encoder kind: cross | bi | tri",
@@ -146,10 +146,15 @@ def _print_scores(name: str, result) -> None:
 
 def run(args: argparse.Namespace) -> None:
     """Run a parsed command; mistakes raise ValueError / FileNotFoundError."""
+    if args.score_range is not None:  # the checks that need no torch come first
+        check_score_range(args.score_range)
+    if args.command != "predict":
+        options = _options(args)
+    if args.command == "fit":
+        check_save_steps(args.save_steps)
     from .training import cross_validate, fit, load_pairs, mean_scores, predict, write_submission
 
     if args.command == "fit":
-        options = _options(args)
         model = _model(args.model)
         resume = True if args.resume == "last" else args.resume
         result = fit(load_pairs(args.dataset, args.config, **_load_kwargs(args)), model,
@@ -158,7 +163,6 @@ def run(args: argparse.Namespace) -> None:
         _print_scores(f"{args.dataset}/{args.config} ({result.eval_split})", result)
         print(f"model, README.md and metrics.json in {args.output}")
     elif args.command == "cv":
-        options = _options(args)
         results = cross_validate(args.dataset, args.family, _model(args.model), args.output,
                                  options, overwrite=args.overwrite, **_load_kwargs(args))
         for config, result in results.items():

@@ -56,3 +56,16 @@ class FitOptions:
             if not ok:
                 raise ValueError(f"--{name.replace('_', '-')} {getattr(self, name)!r}: must be "
                                  f"{rule}")
+
+
+def check_score_range(score_range) -> tuple[float, float]:
+    """``(lo, hi)``: two finite numbers with ``lo < hi``, else a ValueError naming --score-range."""
+    lo, hi = (float(x) for x in score_range)
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ValueError(f"--score-range {lo:g} {hi:g}: must be two finite numbers LO < HI")
+    return lo, hi
+
+
+def check_save_steps(save_steps: int | None) -> None:
+    if save_steps is not None and save_steps < 1:
+        raise ValueError(f"--save-steps {save_steps}: must be an integer >= 1")

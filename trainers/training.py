@@ -9,7 +9,6 @@ with an explicit ``score_range``. Per-source Spearman is reported when the evalu
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 from dataclasses import asdict, dataclass, field
@@ -24,7 +23,7 @@ from .card import write_model_card
 from .data import prepare_pairs, unscale
 from .losses import LOSSES
 from .models import MODEL_CLASSES, PairEncoder, build_model
-from .options import FitOptions
+from .options import FitOptions, check_score_range, check_save_steps
 from .trainer import PairTrainer, similarity_scores, training_arguments
 
 FAMILIES = {"cv": "cv-fold-", "lodo": "lodo-"}
@@ -60,14 +59,6 @@ class FitResult:
     train_seconds: float = 0.0
     pairs_per_second: float = 0.0
     n_omitted_groups: int = 0
-
-
-def check_score_range(score_range) -> tuple[float, float]:
-    """``(lo, hi)``: two finite numbers with ``lo < hi``, else a ValueError naming --score-range."""
-    lo, hi = (float(x) for x in score_range)
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ValueError(f"--score-range {lo:g} {hi:g}: must be two finite numbers LO < HI")
-    return lo, hi
 
 
 def load_pairs(dataset: str, config: str = "default", *, score_range=None, mirror=None,
@@ -111,29 +102,36 @@ def holds_run(folder: Path) -> bool:
     return (folder / RUN_FILE).is_file() or (folder / "semrel_encoder.json").is_file()
 
 
-def prepare_output(output_dir: Path, run: dict, *, resume: bool, overwrite: bool) -> None:
-    """Make ``output_dir`` ready for ``run``: an empty or new folder is taken; a folder holding a
-    run is cleared with ``overwrite``, continued with ``resume`` only when it holds the same run
-    (same fingerprint), else refused; a non-empty folder that holds no run is never cleared."""
+def check_output(output_dir: Path, run: dict, *, resume: bool, overwrite: bool) -> None:
+    """Refuse an ``output_dir`` that ``run`` may not use: a non-empty folder holding no run
+    (never cleared), a folder holding a run without ``overwrite`` (or, with ``resume``, holding
+    another run: a different fingerprint), a file."""
     if resume and overwrite:
         raise ValueError("--resume and --overwrite exclude each other")
-    if output_dir.is_dir() and any(output_dir.iterdir()):
-        if not holds_run(output_dir):
-            raise ValueError(f"--output {output_dir}: not empty and holds no run of "
-                             "python -m trainers; choose an empty or new folder")
+    if output_dir.exists() and not output_dir.is_dir():
+        raise ValueError(f"--output {output_dir}: is a file, not a folder")
+    if not (output_dir.is_dir() and any(output_dir.iterdir())):
+        return
+    if not holds_run(output_dir):
+        raise ValueError(f"--output {output_dir}: not empty and holds no run of "
+                         "python -m trainers; choose an empty or new folder")
+    if resume:
         saved = (json.loads((output_dir / RUN_FILE).read_text())
                  if (output_dir / RUN_FILE).is_file() else None)
-        if resume:
-            if saved != run:
-                raise ValueError(f"--resume: {output_dir} holds another run (data, model or "
-                                 "options differ); resume only continues the same run")
-        elif overwrite:
-            shutil.rmtree(output_dir)
-        else:
-            raise ValueError(f"--output {output_dir} already holds a run; pass --overwrite to "
-                             "replace it (or --resume last to continue the same run)")
-    elif output_dir.exists() and not output_dir.is_dir():
-        raise ValueError(f"--output {output_dir}: is a file, not a folder")
+        if saved != run:
+            raise ValueError(f"--resume: {output_dir} holds another run (data, model or "
+                             "options differ); resume only continues the same run")
+    elif not overwrite:
+        raise ValueError(f"--output {output_dir} already holds a run; pass --overwrite to "
+                         "replace it (or --resume last to continue the same run)")
+
+
+def prepare_output(output_dir: Path, run: dict, *, resume: bool, overwrite: bool) -> None:
+    """After :func:`check_output`: clear a held run with ``overwrite``, then write ``run``'s
+    fingerprint (``semrel_run.json``)."""
+    check_output(output_dir, run, resume=resume, overwrite=overwrite)
+    if overwrite and output_dir.is_dir():
+        shutil.rmtree(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / RUN_FILE).write_text(json.dumps(run, indent=2))
 
@@ -182,10 +180,11 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
         raise ValueError(f"--encoder {options.encoder}: must be one of {tuple(MODEL_CLASSES)}")
     if options.objective not in LOSSES:
         raise ValueError(f"--objective {options.objective}: must be one of {tuple(LOSSES)}")
-    if save_steps is not None and save_steps < 1:
-        raise ValueError(f"--save-steps {save_steps}: must be an integer >= 1")
+    check_save_steps(save_steps)
     if not Path(model_path).is_dir():
         raise FileNotFoundError(f"--model {model_path}: no such model folder")
+    run = run_fingerprint(data, model_path, options)
+    check_output(output_dir, run, resume=bool(resume_from_checkpoint), overwrite=overwrite)
     if "train" not in data.splits:
         raise ValueError(f"{data.name}: no train split to fit on (splits: {list(data.splits)})")
     eval_name = eval_split_name(data.splits)
@@ -199,8 +198,7 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
     model = build_model(options.encoder, model_path, seed=options.seed, conditional=conditional,
                         **model_options)
     checkpoints = output_dir / "checkpoints"
-    prepare_output(output_dir, run_fingerprint(data, model_path, options),
-                   resume=bool(resume_from_checkpoint), overwrite=overwrite)
+    prepare_output(output_dir, run, resume=bool(resume_from_checkpoint), overwrite=overwrite)
     start_step = 0
     if resume_from_checkpoint is True:
         resume_from_checkpoint = str(last_complete_checkpoint(checkpoints))
