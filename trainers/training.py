@@ -184,7 +184,9 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
     if not Path(model_path).is_dir():
         raise FileNotFoundError(f"--model {model_path}: no such model folder")
     run = run_fingerprint(data, model_path, options)
-    check_output(output_dir, run, resume=bool(resume_from_checkpoint), overwrite=overwrite)
+    main_process = int(os.environ.get("RANK", "0")) == 0  # torchrun: one process owns the folder
+    if main_process:
+        check_output(output_dir, run, resume=bool(resume_from_checkpoint), overwrite=overwrite)
     if "train" not in data.splits:
         raise ValueError(f"{data.name}: no train split to fit on (splits: {list(data.splits)})")
     eval_name = eval_split_name(data.splits)
@@ -198,7 +200,9 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
     model = build_model(options.encoder, model_path, seed=options.seed, conditional=conditional,
                         **model_options)
     checkpoints = output_dir / "checkpoints"
-    prepare_output(output_dir, run, resume=bool(resume_from_checkpoint), overwrite=overwrite)
+    if main_process:
+        prepare_output(output_dir, run, resume=bool(resume_from_checkpoint),
+                       overwrite=overwrite)
     start_step = 0
     if resume_from_checkpoint is True:
         resume_from_checkpoint = str(last_complete_checkpoint(checkpoints))
