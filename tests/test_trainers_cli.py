@@ -71,6 +71,9 @@ def test_cv_runs_every_fold_and_prints_means(encoder, mirror, cache_dir, tmp_pat
     for source in STR_SOURCES:  # the per-source means follow the overall mean
         assert re.search(rf"^\s+{source}\s+-?\d\.\d{{4}}$", printed[mean.end():], flags=re.M)
     assert all((tmp_path / f"cv-fold-{f}" / "README.md").is_file() for f in range(5))
+    meta = ModelCard.load(tmp_path / "cv-fold-0" / "README.md").data  # a cross-encoder's card
+    assert (meta.library_name, meta.pipeline_tag) == ("sentence-transformers", "text-ranking")
+    assert "CrossEncoder(path)" in (tmp_path / "cv-fold-0" / "README.md").read_text()
 
 
 @pytest.fixture()
@@ -94,7 +97,10 @@ def test_conditional_fit_then_predict_writes_the_submission_json(encoder, csts_d
                  "--model", str(encoder), "--output", str(model), "--max-steps", "2",
                  "--batch-size", "8"]) == 0
     assert "(validation): Spearman" in capsys.readouterr().out
-    assert "deshpande-etal-2023-csts" in (model / "README.md").read_text()
+    card = (model / "README.md").read_text()
+    assert card.count("@inproceedings{deshpande-etal-2023-csts") == 1  # data and method: once
+    assert "PairEncoder.from_pretrained(path)" in card and "pip install '.[train]'" in card
+    assert ModelCard.load(model / "README.md").data.library_name == "transformers"
     submission = tmp_path / "submission.json"
     assert main(["predict", "--dataset", "c-sts", "--data-dir", str(csts_dir), "--cache-dir",
                  str(tmp_path / "cache"), "--model", str(model), "--output",

@@ -191,3 +191,19 @@ def test_arguments_and_data_outside_their_rules_are_refused(encoder, toy_folder,
                        ({"batch_size": 0}, "--batch-size 0")]:
         with pytest.raises(ValueError, match=words):
             FitOptions(**bad)
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_a_terminal_gets_a_progress_bar_else_a_line_per_epoch(encoder, tmp_path, monkeypatch,
+                                                             terminal):
+    from transformers.trainer_callback import PrinterCallback
+
+    from trainers.models import build_model
+    from trainers.trainer import LossProgressCallback, PairTrainer, training_arguments
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal)
+    args = training_arguments(str(tmp_path))
+    assert args.disable_tqdm is not terminal and args.logging_strategy == "epoch"
+    trainer = PairTrainer(build_model("bi", encoder), args)
+    kinds = {type(c) for c in trainer.callback_handler.callbacks}
+    assert (LossProgressCallback in kinds) is terminal and (PrinterCallback in kinds) is not terminal

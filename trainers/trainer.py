@@ -77,7 +77,8 @@ def training_arguments(output_dir: str, *, epochs: float = 4, batch_size: int = 
         warmup_steps=warmup, weight_decay=weight_decay, seed=seed, data_seed=seed,
         eval_strategy="no", save_strategy="no", logging_strategy="epoch",
         remove_unused_columns=False, label_names=["labels"], report_to="none",
-        disable_tqdm=not sys.stderr.isatty(), dataloader_pin_memory=torch.cuda.is_available(), **device_kwargs(),
+        disable_tqdm=not sys.stderr.isatty(), dataloader_pin_memory=torch.cuda.is_available(),
+        **device_kwargs(),
     )
     kwargs.update(overrides)
     return TrainingArguments(**kwargs)
