@@ -7,21 +7,17 @@ import os
 import subprocess
 import sys
 
-import datasets
 import pytest
 from transformers import TrainerCallback
 
-from trainer_fixtures import tiny_encoder, toy_pairs
+from trainer_fixtures import tiny_encoder
+from trainer_fixtures import toy_folder as save_toy_folder
 from trainers.training import FitOptions, fit, load_pairs
 
 
 @pytest.fixture(scope="module")
 def toy_folder(tmp_path_factory):
-    toy = toy_pairs().shuffle(seed=0)
-    folder = tmp_path_factory.mktemp("toy-data")
-    datasets.DatasetDict({"train": toy.select(range(80)),
-                          "test": toy.select(range(80, 120))}).save_to_disk(folder)
-    return folder
+    return save_toy_folder(tmp_path_factory.mktemp("toy-data"), 80, 40)
 
 
 def run_cli(launcher: list[str], args: list[str]) -> None:

@@ -14,6 +14,7 @@ import datasets
 import pytest
 
 from trainer_fixtures import tiny_encoder, toy_conditional_pairs, toy_pairs
+from trainer_fixtures import toy_folder as save_toy_folder
 from trainers.cli import build_parser
 from trainers.options import FitOptions
 from trainers.training import fit, last_complete_checkpoint, load_pairs, predict
@@ -30,11 +31,7 @@ def encoder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def toy_folder(tmp_path_factory):
-    toy = toy_pairs().shuffle(seed=0)
-    folder = tmp_path_factory.mktemp("toy-data")
-    datasets.DatasetDict({"train": toy.select(range(64)),
-                          "test": toy.select(range(64, 96))}).save_to_disk(folder)
-    return folder
+    return save_toy_folder(tmp_path_factory.mktemp("toy-data"), 64, 32)
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +103,11 @@ def test_help_shows_defaults_without_importing_torch():
     assert "(default: bi)" in done.stdout and "(default: 4.0)" in done.stdout
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines()}
     assert not imported & {"torch", "transformers", "datasets", "matplotlib"}
+    from trainers.losses import LOSSES
+    from trainers.models import MODEL_CLASSES
+
+    for name in [*MODEL_CLASSES, *LOSSES]:  # the help names every registered kind and loss
+        assert f" {name} " in done.stdout.replace("|", " ").replace(":", " "), name
 
 
 def test_import_trainers_leaves_the_matplotlib_backend_alone():
@@ -206,4 +208,5 @@ def test_a_terminal_gets_a_progress_bar_else_a_line_per_epoch(encoder, tmp_path,
     assert args.disable_tqdm is not terminal and args.logging_strategy == "epoch"
     trainer = PairTrainer(build_model("bi", encoder), args)
     kinds = {type(c) for c in trainer.callback_handler.callbacks}
-    assert (LossProgressCallback in kinds) is terminal and (PrinterCallback in kinds) is not terminal
+    assert (LossProgressCallback in kinds) is terminal
+    assert (PrinterCallback in kinds) is not terminal

@@ -69,7 +69,8 @@ def _data_args(parser: argparse.ArgumentParser) -> None:
 def _fit_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", required=True,
                         help="pretrained transformer folder, or a packaged name (minilm, mpnet)")
-    parser.add_argument("--output", required=True, help="output folder (new, empty, or --overwrite)")
+    parser.add_argument("--output", required=True,
+                        help="output folder (new, empty, or --overwrite)")
     parser.add_argument("--overwrite", action="store_true",
                         help="clear an output folder that holds another run")
     defaults = FitOptions()

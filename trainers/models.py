@@ -32,7 +32,8 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 from torch.nn import functional as F
-from transformers import AutoModel, AutoModelForSequenceClassification, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import (AutoModel, AutoModelForSequenceClassification, AutoTokenizer,
+                          PreTrainedModel, PreTrainedTokenizerBase)
 from transformers.utils import ModelOutput
 
 POOLINGS = ("mean", "cls")
@@ -189,8 +190,9 @@ class PairEncoder(nn.Module):
 
 
 class CrossEncoder(PairEncoder):
-    """One sequence ``s1 [SEP] s2 [SEP] condition`` -> the architecture's own sequence-classification
-    head (one label; BERT: pooler over [CLS] -> dropout -> linear) -> sigmoid.
+    """One sequence ``s1 [SEP] s2 [SEP] condition`` -> the architecture's own
+    sequence-classification head (one label; BERT: pooler over [CLS] -> dropout -> linear) ->
+    sigmoid.
 
     The transformer IS an ``AutoModelForSequenceClassification`` with ``num_labels=1`` and a
     sigmoid activation declared in its config, so the saved folder opens unchanged in
