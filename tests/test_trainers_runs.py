@@ -37,7 +37,8 @@ def toy_folder(tmp_path_factory):
 @pytest.fixture(scope="module")
 def held_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("held")
-    (folder / "semrel_run.json").write_text("{}")
+    (folder / "checkpoints").mkdir()
+    (folder / "checkpoints" / "semrel_run.json").write_text("{}")
     return folder
 
 
@@ -158,7 +159,8 @@ def test_resume_picks_only_complete_checkpoints_of_the_same_run(encoder, toy_fol
     options = small(max_steps=4)
     first = fit(data, encoder, out, options, save_steps=2)
     checkpoints = out / "checkpoints"
-    assert sorted(p.name for p in checkpoints.iterdir()) == ["checkpoint-2", "checkpoint-4"]
+    assert sorted(p.name for p in checkpoints.glob("checkpoint-*")) == \
+        ["checkpoint-2", "checkpoint-4"]
     with pytest.raises(ValueError, match="holds another run"):  # another run's checkpoints
         fit(data, encoder, out, small(max_steps=4, learning_rate=1e-3), save_steps=2,
             resume_from_checkpoint=True)

@@ -27,7 +27,9 @@ from .options import FitOptions, check_score_range, check_save_steps
 from .trainer import PairTrainer, similarity_scores, training_arguments
 
 FAMILIES = {"cv": "cv-fold-", "lodo": "lodo-"}
-RUN_FILE = "semrel_run.json"  # the run's fingerprint: what --resume and --overwrite check
+# the run's fingerprint (what --resume and --overwrite check); beside the checkpoints, which stay
+# local (publishing skips checkpoints/), since it names the local starting-model path
+RUN_FILE = "checkpoints/semrel_run.json"
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,7 @@ def prepare_output(output_dir: Path, run: dict, *, resume: bool, overwrite: bool
     if overwrite and output_dir.is_dir():
         shutil.rmtree(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
+    (output_dir / RUN_FILE).parent.mkdir(exist_ok=True)
     (output_dir / RUN_FILE).write_text(json.dumps(run, indent=2))
 
 
