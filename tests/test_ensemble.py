@@ -14,7 +14,7 @@ from scipy import stats
 from trainers.cli import main
 from trainers.ensemble import (Ensemble, RunPredictions, cv_ensemble, fit_stack, load_run,
                                rank_average)
-from trainers.testing import tiny_encoder, toy_pairs
+from trainer_fixtures import tiny_encoder, toy_pairs
 from trainers.training import FitOptions, PairData, fit, predict
 
 

@@ -100,7 +100,7 @@ def test_a_tampered_cached_folder_is_refused(registry):
 def test_unknown_names_and_missing_folders_are_refused(tmp_path):
     with pytest.raises(ValueError, match=r"unknown packaged model 'mpnetx': known \['minilm', 'mpnet'\]"):
         pretrained.packaged_model_path("mpnetx")
-    with pytest.raises(ValueError, match="neither a folder nor a packaged model"):
+    with pytest.raises(ValueError, match="neither a model folder nor a packaged model name"):
         resolve_model("minilmx")
     assert resolve_model(str(tmp_path)) == str(tmp_path)
 

@@ -10,9 +10,9 @@ from scipy import stats
 
 from dataset_scripts.errors import DataValidationError
 from trainers.data import condition_groups, prepare_pairs, scale_scores, unscale
-from trainers.losses import QuadrupletLoss, objective_loss
+from trainers.losses import LOSSES, QuadrupletLoss, build_loss
 from trainers.samplers import GroupBatchSampler
-from trainers.testing import toy_conditional_pairs
+from trainer_fixtures import toy_conditional_pairs
 from trainers.trainer import similarity_scores
 
 
@@ -76,13 +76,13 @@ def test_condition_group_of_three_is_an_error():
     assert err.value.row == 1 and "rows [1, 2, 3]" in str(err.value)
 
 
-def test_tied_groups_are_an_error_unless_skipped_and_counted():
+def test_tied_groups_are_an_error_unless_omitted_and_counted():
     data = grouped(["a", "a", "b", "b"], ["x", "x", "y", "y"], [3.0, 3.0, 1.0, 2.0])
     with pytest.raises(DataValidationError, match="need different scores") as err:
         condition_groups(data, where="toy")
     assert err.value.row == 1
-    groups = condition_groups(data, where="toy", skip_ties=True)
-    assert groups.n_skipped_ties == 1
+    groups = condition_groups(data, where="toy", on_invalid="omit")
+    assert groups.n_omitted == 1
     np.testing.assert_array_equal(groups.rows, [[3, 2]])
 
 
@@ -143,7 +143,7 @@ def test_quadruplet_loss_matches_its_formula():
     h1, h2, l1, l2 = (rng.normal(size=(5, 4)) for _ in range(4))
     cos = lambda a, b: (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)  # noqa: E731
     expected = np.maximum(0, 1.0 + (1 - cos(h1, h2)) - (1 - cos(l1, l2))).mean()
-    got = QuadrupletLoss(margin=1.0)(*(torch.tensor(a) for a in (h1, h2, l1, l2)))
+    got = QuadrupletLoss(margin=1.0).quadruplet(*(torch.tensor(a) for a in (h1, h2, l1, l2)))
     assert float(got) == pytest.approx(expected, rel=1e-6)
 
 
@@ -151,13 +151,13 @@ def test_objectives_combine_on_interleaved_groups():
     e1 = torch.tensor([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
     e2 = torch.tensor([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
     scores, labels = torch.tensor([1.0, -1.0, 1.0, 0.0]), torch.tensor([1.0, 0.0, 1.0, 0.0])
-    quad = float(objective_loss("quad", scores, labels, e1, e2))
+    quad = float(build_loss("quad")(scores, labels, e1, e2))
     assert quad == pytest.approx(np.mean([max(0, 1 + 0 - 2), max(0, 1 + 0 - 1)]))
-    mse = float(objective_loss("mse", scores, labels))
+    mse = float(build_loss("mse")(scores, labels))
     assert mse == pytest.approx(0.25)
-    assert float(objective_loss("quad+mse", scores, labels, e1, e2)) == pytest.approx(quad + mse)
+    assert float(build_loss("quad+mse")(scores, labels, e1, e2)) == pytest.approx(quad + mse)
     with pytest.raises(ValueError, match="even number of rows"):
-        objective_loss("quad", scores[:3], labels[:3], e1[:3], e2[:3])
+        build_loss("quad")(scores[:3], labels[:3], e1[:3], e2[:3])
 
 
 def test_similarity_scores_agree_with_scipy():
@@ -174,5 +174,24 @@ def test_cosent_matches_its_formula():
     s, y = rng.normal(size=7), rng.integers(0, 3, size=7).astype(float)  # ties are no pair
     terms = [20 * (s[j] - s[i]) for i in range(7) for j in range(7) if y[i] > y[j]]
     expected = np.log1p(np.exp(terms).sum())
-    got = objective_loss("cosent", torch.tensor(s), torch.tensor(y))
+    got = build_loss("cosent")(torch.tensor(s), torch.tensor(y))
     assert float(got) == pytest.approx(expected, rel=1e-6)
+
+
+def test_losses_are_modules_declaring_what_they_need():
+    assert set(LOSSES) == {"mse", "quad", "quad+mse", "cosent"}
+    for name, cls in LOSSES.items():
+        loss = build_loss(name)
+        assert isinstance(loss, torch.nn.Module) and loss.name == name
+        for needle in ("Reference", ">>>"):  # formula, shapes, reference, example
+            assert needle in (cls.__doc__ or "") or name == "quad+mse", (name, needle)
+    assert [n for n, c in LOSSES.items() if c.needs_embeddings] == ["quad", "quad+mse"]
+    assert [n for n, c in LOSSES.items() if c.grouped] == ["quad", "quad+mse"]
+    with pytest.raises(ValueError, match=r"--objective quadd: must be one of"):
+        build_loss("quadd")
+
+
+def test_string_scores_are_not_coerced():
+    data = pairs(sentence1=["a", "b"], sentence2=["x", "y"], score=["1.5", "2"])
+    with pytest.raises(DataValidationError, match=r"row 1: score must be a number.*'1\.5'"):
+        prepare_pairs(data, (0.0, 5.0), where="toy")

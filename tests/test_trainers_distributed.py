@@ -7,21 +7,17 @@ import os
 import subprocess
 import sys
 
-import datasets
 import pytest
 from transformers import TrainerCallback
 
-from trainers.testing import tiny_encoder, toy_pairs
+from trainer_fixtures import tiny_encoder
+from trainer_fixtures import toy_folder as save_toy_folder
 from trainers.training import FitOptions, fit, load_pairs
 
 
 @pytest.fixture(scope="module")
 def toy_folder(tmp_path_factory):
-    toy = toy_pairs().shuffle(seed=0)
-    folder = tmp_path_factory.mktemp("toy-data")
-    datasets.DatasetDict({"train": toy.select(range(80)),
-                          "test": toy.select(range(80, 120))}).save_to_disk(folder)
-    return folder
+    return save_toy_folder(tmp_path_factory.mktemp("toy-data"), 80, 40)
 
 
 def run_cli(launcher: list[str], args: list[str]) -> None:
@@ -70,8 +66,8 @@ def test_killed_run_resumes_to_the_same_metrics(toy_folder, tmp_path):
     straight = fit(data, path, tmp_path / "straight", options)
     with pytest.raises(KeyboardInterrupt):
         fit(data, path, tmp_path / "resumed", options, save_steps=3, callbacks=[KillAt(5)])
-    assert sorted(p.name for p in (tmp_path / "resumed" / "checkpoints").iterdir()) == \
-        ["checkpoint-3"]
+    assert sorted(p.name for p in (tmp_path / "resumed" / "checkpoints").glob("checkpoint-*")) \
+        == ["checkpoint-3"]
     resumed = fit(data, path, tmp_path / "resumed", options, save_steps=3,
                   resume_from_checkpoint=True)
     for key in ("pearson", "spearman", "mse"):

@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from trainers.data import PairCollator, condition_groups, prepare_pairs
-from trainers.losses import objective_loss
+from trainers.losses import build_loss
 from trainers.models import PairEncoder, build_model
-from trainers.testing import tiny_encoder, toy_conditional_pairs, toy_pairs
+from trainer_fixtures import tiny_encoder, toy_conditional_pairs, toy_pairs
 from trainers.trainer import PairTrainer, training_arguments
 
 CASES = [  # (encoder, options, objective, toy set)
@@ -55,7 +55,7 @@ def full_batch_loss(model, data, objective) -> float:
     model.eval()
     with torch.no_grad():
         out = model(**batch, return_embeddings="quad" in objective)
-    return float(objective_loss(objective, out.scores, labels, out.embeddings1, out.embeddings2))
+    return float(build_loss(objective)(out.scores, labels, out.embeddings1, out.embeddings2))
 
 
 @pytest.mark.parametrize("encoder,options,objective,toy_set", CASES,
@@ -101,7 +101,7 @@ def test_conditional_models_need_a_condition(encoder_path, toy):
         model.tokenize(["a red star"], ["a red circle"])
     with pytest.raises(ValueError, match="tri-encoder needs a condition"):
         build_model("tri", encoder_path, conditional=False)
-    with pytest.raises(ValueError, match="encoder must be one of"):
+    with pytest.raises(ValueError, match="--encoder quad: must be one of"):
         build_model("quad", encoder_path)
 
 
@@ -146,11 +146,11 @@ def test_trainer_optimises_the_chosen_objective(encoder_path, toy, tmp_path, obj
     got = trainer.compute_loss(model, dict(batch)).item()
     labels = batch.pop("labels")
     out = model(**batch, return_embeddings=True)
-    expected = objective_loss(objective, out.scores, labels, out.embeddings1,
+    expected = build_loss(objective)(out.scores, labels, out.embeddings1,
                               out.embeddings2).item()
     assert got == pytest.approx(expected, rel=1e-6)
     if objective != "mse":  # and it is not the MSE
-        assert got != pytest.approx(objective_loss("mse", out.scores, labels).item(), rel=1e-3)
+        assert got != pytest.approx(build_loss("mse")(out.scores, labels).item(), rel=1e-3)
 
 
 def test_length_grouped_training_batches_pad_less(encoder_path, tmp_path):
@@ -171,3 +171,66 @@ def test_length_grouped_training_batches_pad_less(encoder_path, tmp_path):
     assert widths[False].count(5) <= 2 and widths[True].count(5) >= 8
     cross = build_model("cross", encoder_path)
     assert cross.token_lengths(["a red star"], ["the blue circle"]).tolist() == [9]
+
+
+def cross_encoder_scores(folder, model, data, conditional):
+    """(ours, reloaded by PairEncoder, stock sentence-transformers CrossEncoder) on ``data``."""
+    from sentence_transformers import CrossEncoder
+
+    model.save_pretrained(folder)
+    s1, s2 = data["sentence1"], data["sentence2"]
+    condition = data["condition"] if conditional else None
+    second = ([f"{b} {model.tokenizer.sep_token} {c}" for b, c in zip(s2, condition)]
+              if conditional else s2)
+    return (model.predict(s1, s2, condition),
+            PairEncoder.from_pretrained(folder).predict(s1, s2, condition),
+            CrossEncoder(str(folder), device="cpu").predict(list(zip(s1, second)), batch_size=64))
+
+
+@pytest.mark.parametrize("conditional", [False, True])
+def test_trained_cross_encoder_scores_alike_in_sentence_transformers(encoder_path, toy, tmp_path,
+                                                                     conditional):
+    """The saved folder is a one-label sequence-classification model with a sigmoid: stock
+    ``sentence_transformers.CrossEncoder`` loads the trained head and gives our scores."""
+    data = toy["with-condition" if conditional else "plain"]
+    model = build_model("cross", encoder_path, conditional=conditional)
+    untrained = model.predict(data["sentence1"], data["sentence2"],
+                              data["condition"] if conditional else None)
+    args = training_arguments(str(tmp_path / "run"), batch_size=8, learning_rate=3e-3,
+                              max_steps=25, warmup=0.0)
+    PairTrainer(model, args, train_dataset=data).train()
+    ours, again, theirs = cross_encoder_scores(tmp_path / "trained", model, data, conditional)
+    assert np.abs(ours - untrained).max() > 1e-2  # the trained head, not a fresh one
+    np.testing.assert_allclose(theirs, ours, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(again, ours, atol=1e-6, rtol=0)
+    # the tiny random BERT's [CLS] barely varies between inputs: spread its weights so the
+    # scores spread too, and compare again (pooling or head differences would show here)
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn(p.shape, generator=generator))
+    ours, again, theirs = cross_encoder_scores(tmp_path / "spread", model, data, conditional)
+    assert np.ptp(ours) > 0.05
+    np.testing.assert_allclose(theirs, ours, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(again, ours, atol=1e-6, rtol=0)
+    print(f"max |CrossEncoder - PairEncoder| = {np.abs(theirs - ours).max():.2e}")
+
+
+def test_an_old_cross_encoder_folder_is_refused_clearly(encoder_path, tmp_path):
+    model = build_model("cross", encoder_path)
+    model.save_pretrained(tmp_path / "old")
+    (tmp_path / "old" / "semrel_head.safetensors").write_bytes(b"")  # the pre-0.2 layout
+    with pytest.raises(ValueError, match="older semrel.*train it again"):
+        PairEncoder.from_pretrained(tmp_path / "old")
+
+
+def test_a_missing_model_folder_is_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such model folder"):
+        PairEncoder.from_pretrained(tmp_path / "nope")
+
+
+def test_encoder_kinds_come_from_one_registry():
+    from trainers.models import ENCODER_KINDS, MODEL_CLASSES
+
+    assert ENCODER_KINDS == tuple(MODEL_CLASSES) == ("cross", "bi", "tri")
+    assert all(cls.description and cls.kind == kind for kind, cls in MODEL_CLASSES.items())

@@ -10,7 +10,7 @@ import torch
 
 from trainers.data import PairCollator, pretokenize_pairs, prepare_pairs
 from trainers.models import build_model, sequence_lengths
-from trainers.testing import tiny_encoder, toy_conditional_pairs, toy_pairs
+from trainer_fixtures import tiny_encoder, toy_conditional_pairs, toy_pairs
 from trainers.trainer import PairTrainer, training_arguments
 
 KINDS = [("cross", False), ("bi", False), ("cross", True), ("bi", True), ("tri", True)]

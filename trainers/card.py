@@ -1,5 +1,5 @@
-"""The model card (README.md) written beside every trained model: metrics, data, hyperparameters,
-training loss, usage and citations."""
+"""The model card (README.md) written beside every trained model: Hub metadata, metrics, data,
+hyperparameters, training loss, how to load it, citations."""
 
 from __future__ import annotations
 
@@ -7,9 +7,6 @@ from dataclasses import asdict
 from pathlib import Path
 
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
-
-from dataset_scripts.c_sts.builder import CITATION as CSTS_CITATION  # the conditional encoders' paper
-from dataset_scripts.cards import markdown_table
 
 SBERT_CITATION = """\
 @inproceedings{reimers-gurevych-2019-sentence,
@@ -20,46 +17,86 @@ SBERT_CITATION = """\
   url = {https://arxiv.org/abs/1908.10084}
 }"""
 
-DESCRIPTIONS = {
-    "cross": "cross-encoder: one sequence `s1 [SEP] s2` (`[SEP] condition` when conditional) "
-             "-> pooled vector -> linear head -> sigmoid",
-    "bi": "bi-encoder: one shared encoder, score = cosine of the two pooled sentence vectors "
-          "(each sentence paired with the condition as a text pair when conditional)",
-    "tri": "tri-encoder: sentences and condition encoded apart; the linearly transformed "
-           "condition vector is combined with each sentence vector; score = cosine",
-}
+CONDITIONAL_ENCODERS_CITATION = """\
+@inproceedings{deshpande-etal-2023-csts,
+  title = {{C}-{STS}: Conditional Semantic Textual Similarity},
+  author = {Deshpande, Ameet and Jimenez, Carlos and Chen, Howard and Murahari, Vishvak and
+            Graf, Victoria and Rajpurohit, Tanmay and Kalyan, Ashwin and Chen, Danqi and
+            Narasimhan, Karthik},
+  booktitle = {Proceedings of EMNLP 2023},
+  year = {2023},
+  url = {https://arxiv.org/abs/2305.15093}
+}"""  # the conditional cross/bi/tri-encoders and the quadruplet loss (§4.1)
+
+SEMREL_INSTALL = ("# the semrel source is not on a package index: in a checkout of it\n"
+                  "pip install '.[train]'")
 
 
 def _table(header: tuple[str, str], rows: dict, float_format: str = ".4f") -> str:
     """Two-column markdown table; floats formatted with ``float_format``."""
-    return markdown_table(list(header), [[k, f"{v:{float_format}}" if isinstance(v, float) else v]
-                                         for k, v in rows.items()])
+    lines = [f"| {header[0]} | {header[1]} |", "|---|---|"]
+    lines += [f"| {k} | {f'{v:{float_format}}' if isinstance(v, float) else v} |"
+              for k, v in rows.items()]
+    return "\n".join(lines)
 
 
 def eval_results(data, result) -> list[EvalResult]:
-    """The run's metrics as Hub ``model-index`` entries (dataset type = the registry id)."""
-    dataset_id, _, config = data.name.partition("/")
-    return [EvalResult(task_type="semantic-similarity", dataset_type=dataset_id,
+    """The run's metrics as Hub ``model-index`` entries; only for data with a Hub dataset id
+    (``data.hub_id``), since ``dataset.type`` must be one."""
+    if not data.hub_id or result.spearman is None:  # no Hub id, or trained without evaluation
+        return []
+    _, _, config = data.name.partition("/")
+    return [EvalResult(task_type="sentence-similarity", dataset_type=data.hub_id,
                        dataset_name=data.name, dataset_config=config or None,
                        dataset_split=result.eval_split, metric_type=metric, metric_value=value)
             for metric, value in (("pearsonr", result.pearson), ("spearmanr", result.spearman),
                                   ("mse", result.mse))]
 
 
+def usage(model) -> tuple[str, str, str | None, str]:
+    """(library_name, install line, pipeline_tag, code) for loading ``model`` where users do."""
+    example = '["A man plays."], ["Someone is playing."]' + (
+        ', ["the activity"]' if model.conditional else '')
+    ours = ("from trainers.models import PairEncoder\n"
+            "model = PairEncoder.from_pretrained(path)\n"
+            f"model.predict({example})\n")
+    if model.kind == "cross":
+        second = ('"Someone is playing. " + model.tokenizer.sep_token + " the activity"'
+                  if model.conditional else '"Someone is playing."')
+        code = ("from sentence_transformers import CrossEncoder\n"
+                "model = CrossEncoder(path)  # sigmoid scores on the [0, 1] label scale\n"
+                f"model.predict([(\"A man plays.\", {second})])\n")
+        return "sentence-transformers", "pip install 'sentence-transformers>=5'", \
+            "text-ranking", code
+    if model.kind == "bi" and not model.conditional:
+        code = ("from sentence_transformers import SentenceTransformer\n"
+                "model = SentenceTransformer(path)\n"
+                "a, b = model.encode([\"A man plays.\", \"Someone is playing.\"])\n"
+                "model.similarity(a, b)  # cosine: the score on the [0, 1] label scale\n")
+        return "sentence-transformers", "pip install 'sentence-transformers>=5'", \
+            "sentence-similarity", code
+    # conditional bi-encoder, tri-encoder: their conditioning is semrel code
+    return "transformers", SEMREL_INSTALL, "sentence-similarity", ours
+
+
 def write_model_card(output_dir: Path, *, model, data, options, result, log_history,
                      base_model: tuple[str, str] | None = None) -> Path:
     """Write ``output_dir/README.md`` for a run of :func:`trainers.training.fit`;
     ``base_model`` is (Hub id, licence) of the starting transformer when known."""
-    plain_bi = model.kind == "bi" and not model.conditional
+    library, install, pipeline_tag, code = usage(model)
     card_data = ModelCardData(
-        library_name="sentence-transformers" if plain_bi else "transformers",
+        library_name=library,
         base_model=base_model[0] if base_model else None,
         license=base_model[1] if base_model else None,
-        pipeline_tag="sentence-similarity" if plain_bi else None,
-        tags=["semrel", "sentence-similarity", f"{model.kind}-encoder"],
+        language=list(data.language) or None,
+        datasets=[data.hub_id] if data.hub_id else None,
+        pipeline_tag=pipeline_tag,
+        tags=["semrel", "sentence-similarity", f"{model.kind}-encoder",
+              *(["sentence-transformers"] if library == "sentence-transformers" else []),
+              *(["conditional"] if model.conditional else [])],
         metrics=["pearsonr", "spearmanr", "mse"],
         model_name=f"{model.kind}-encoder fine-tuned on {data.name}",
-        eval_results=eval_results(data, result) if result.spearman is not None else None,
+        eval_results=eval_results(data, result) or None,
     )
     losses = {f"{e['epoch']:.2f}": e["loss"] for e in log_history if "loss" in e}
     per_source = (f"\n\nSpearman per source ({result.eval_split} split):\n\n"
@@ -71,16 +108,28 @@ def write_model_card(output_dir: Path, *, model, data, options, result, log_hist
                    "MSE": result.mse})) if result.eval_split else \
         (f"Not evaluated: trained on all {result.train_pairs} pairs of `{data.name}` (it has no "
          "validation or test split); see the CV of the same recipe for its expected quality.")
-    load_line = ("from sentence_transformers import SentenceTransformer\n"
-                 "model = SentenceTransformer(path)  # also loads as a plain ST model\n") \
-        if plain_bi else ""
-    citations = "\n\n".join(c for c in (data.citation, SBERT_CITATION,
-                                        CSTS_CITATION if model.conditional else "") if c)
+    hub_note = ("" if data.hub_id else
+                f"\n- `{data.name}` has no Hub dataset id (it is built locally by semrel), so this "
+                "card lists no `datasets:` and no `model-index`; the metrics are below")
+    pooling = (f"pooling `{model.pooling}`" if model.pooling else
+               "the architecture's classification head")
+    method = [SBERT_CITATION] + ([CONDITIONAL_ENCODERS_CITATION] if model.conditional else [])
+    citations = "\n\n".join([data.citation] * bool(data.citation) + [
+        c for c in method if c.split(",")[0] not in data.citation])  # each BibTeX key once
     body = f"""
 # {model.kind}-encoder fine-tuned on {data.name}
 
-{DESCRIPTIONS[model.kind]}; pooling `{model.pooling}`{', conditional' if model.conditional else ''}.
+{type(model).description}; {pooling}{', conditional' if model.conditional else ''}.
 Trained with `python -m trainers` (semrel) on the `train` split, objective `{options.objective}`.
+
+## Usage
+
+```bash
+{install}
+```
+
+```python
+{code}```
 
 ## Metrics
 
@@ -89,9 +138,9 @@ Trained with `python -m trainers` (semrel) on the `train` split, objective `{opt
 ## Data
 
 - dataset: `{data.name}`; native score range [{lo:g}, {hi:g}], labels scaled to [0, 1] as
-  (score - {lo:g}) / ({hi:g} - {lo:g})
+  (score - {lo:g}) / ({hi:g} - {lo:g}){hub_note}
 - train pairs: {result.train_pairs}; evaluation split `{result.eval_split}`
-- skipped tied condition groups: {result.n_skipped_ties}
+- omitted tied condition groups (`on_invalid="omit"`): {result.n_omitted_groups}
 
 ## Training hyperparameters
 
@@ -102,14 +151,6 @@ Training throughput: {result.pairs_per_second:.1f} pairs/s over {result.train_se
 Training loss:
 
 {_table(("epoch", "loss"), losses) if losses else "(not logged)"}
-
-## Usage
-
-```python
-from trainers.models import PairEncoder
-model = PairEncoder.from_pretrained(path)
-model.predict(["A man plays."], ["Someone is playing."]{', ["the activity"]' if model.conditional else ''})
-{load_line}```
 
 ## Citation
 

@@ -1,11 +1,16 @@
-"""``python -m trainers``: fit | cv | predict.
+"""``python -m trainers``: fit | cv | predict | ensemble | models.
 
-    python -m trainers fit --dataset str-2021 --config cv-fold-0 --encoder bi --model PATH --output DIR
+    python -m trainers fit --dataset str-2021 --config cv-fold-0 --encoder bi --model minilm --output DIR
     python -m trainers cv --dataset str-2021 --family cv --encoder cross --model PATH --output DIR
     python -m trainers predict --model DIR --dataset c-sts --data-dir CSTS --output preds.json
+    python -m trainers cv --dataset str-2021 --member bi@mpnet --member cross@mpnet --output DIR
+    python -m trainers ensemble --member DIR1 --member DIR2 --method rank --output DIR
+    python -m trainers models
 
 Multi-GPU / multi-process: ``torchrun --nproc_per_node N -m trainers fit ...`` (same arguments;
-``--batch-size`` is per process).
+``--batch-size`` is per process). A mistake (unknown dataset, config or model, a missing folder,
+an output folder holding another run, a value outside its rule) is answered in one line on
+stderr with exit status 2. This module imports torch only once a command runs.
 """
 
 from __future__ import annotations
@@ -14,43 +19,126 @@ import argparse
 import sys
 from dataclasses import fields
 
-from .losses import OBJECTIVES
-from .models import ENCODER_KINDS, POOLINGS, TRI_COMBINES
-from .pretrained import resolve_model
-from dataset_scripts.pretrained import PACKAGED_MODELS
+from .options import COMPILE_MODES, ON_INVALID, FitOptions, check_save_steps, check_score_range
 
-from .ensemble import METHODS, Ensemble
-from .training import COMPILE_MODES, FAMILIES, FitOptions, cross_validate, cross_validate_members, fit, \
-    load_pairs, mean_scores, parse_member, predict, write_submission
+OPTION_HELP = {  # names as registered in trainers.models.MODEL_CLASSES / trainers.losses.LOSSES
+    "encoder": "encoder kind: cross | bi | tri",
+    "objective": "loss: mse | quad | quad+mse | cosent (quad: bi/tri-encoders, C-STS groups)",
+    "pooling": "bi/tri-encoders: mean | cls (a cross-encoder uses its classification head)",
+    "combine": "tri-encoder: hadamard | concat",
+    "max_length": "tokens per sequence (truncation)",
+    "epochs": "training epochs (a float such as 2.5 is fine)",
+    "batch_size": "pairs per device and step",
+    "max_steps": "stop after this many steps (-1: train for --epochs)",
+    "margin": "quadruplet loss margin",
+    "on_invalid": "tied condition groups: raise (error) | omit (drop and count them)",
+    "warmup": "warmup: fraction of the steps (< 1) or a step count",
+    "learning_rate": "peak learning rate (AdamW, linear decay)",
+    "weight_decay": "AdamW weight decay",
+    "seed": "seed of the new head weights, data order and dropout",
+    "group_by_length": "batch pairs of similar token length (less padding)",
+    "compile": "GPU, opt-in: torch.compile the transformer in this mode (reduce-overhead: CUDA "
+               "graphs)",
+    "pad_to_multiple_of": "pad batch widths up to a multiple of this (few shapes to compile; 0: "
+                          "no rounding)",
+    "num_workers": "DataLoader worker processes that collate batches (0: the main process)",
+}
+CHOICES = {"on_invalid": ON_INVALID, "compile": COMPILE_MODES}
+ENSEMBLE_METHODS = ("rank", "stack")  # trainers.ensemble.METHODS (not imported: no torch here)
+TYPES = {"int": int, "float": float, "str": str}  # FitOptions' annotations (strings here)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose mistakes take one line (no usage block) and exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """Shows each option's default (where it has one)."""
+
+    def _get_help_string(self, action):
+        if action.default in (None, False, argparse.SUPPRESS) or not action.option_strings:
+            return action.help
+        return f"{action.help} (default: %(default)s)"
 
 
 def _data_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True,
                         help="registry id (str-2021, c-sts, ...) or a DatasetDict.save_to_disk folder")
     parser.add_argument("--score-range", nargs=2, type=float, metavar=("LO", "HI"),
-                        help="native score range of a folder dataset")
+                        help="native score range of a folder dataset (registry datasets "
+                             "declare their own)")
     parser.add_argument("--mirror", help="mirror directory of the upstream files ($SEMREL_MIRROR)")
     parser.add_argument("--data-dir", help="user-supplied data (C-STS: csts.tar.enc or the CSVs)")
     parser.add_argument("--password", help="C-STS password (else $CSTS_PASSWORD)")
     parser.add_argument("--cache-dir", help="datasets cache directory")
 
 
-def _fit_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", required=True,
-                        help="pretrained transformer folder, or a packaged verified model: "
-                             "'minilm' or 'mpnet' (see `python -m trainers models`)")
-    parser.add_argument("--output", required=True, help="output folder")
+def _fit_args(parser: argparse.ArgumentParser, model_required: bool = True) -> None:
+    parser.add_argument("--model", required=model_required,
+                        help="pretrained transformer folder, or a packaged name (minilm, mpnet; "
+                             "see `python -m trainers models`)")
+    parser.add_argument("--output", required=True,
+                        help="output folder (new, empty, or --overwrite)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="clear an output folder that holds another run")
     defaults = FitOptions()
-    choices = {"encoder": ENCODER_KINDS, "objective": OBJECTIVES, "pooling": POOLINGS,
-               "combine": TRI_COMBINES, "compile": COMPILE_MODES}
     for f in fields(FitOptions):
         flag = "--" + f.name.replace("_", "-")
         default = getattr(defaults, f.name)
+        help_text = OPTION_HELP[f.name]
         if isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default,
+                                help=help_text)
         else:
-            parser.add_argument(flag, type=type(default), default=default,
-                                choices=choices.get(f.name))
+            parser.add_argument(flag, type=TYPES[f.type], default=default, help=help_text,
+                                choices=CHOICES.get(f.name))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="python -m trainers", description=__doc__, formatter_class=Formatter)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    p_fit = commands.add_parser("fit", help="train on one config, evaluate, save model + card",
+                                formatter_class=Formatter)
+    _data_args(p_fit)
+    p_fit.add_argument("--config", default="default", help="dataset config")
+    _fit_args(p_fit)
+    p_fit.add_argument("--save-steps", type=int, help="checkpoint every N steps")
+    p_fit.add_argument("--resume", help="resume the same run from a checkpoint folder, or "
+                                        "'last' (its last complete checkpoint)")
+    p_cv = commands.add_parser("cv", help="fit every fold of a CV or LODO family",
+                               formatter_class=Formatter)
+    _data_args(p_cv)
+    p_cv.add_argument("--family", choices=("cv", "lodo"), default="cv",
+                      help="configs cv-fold-* or lodo-*")
+    _fit_args(p_cv, model_required=False)
+    p_cv.add_argument("--member", action="append", metavar="ENCODER@MODEL[,OPT=VALUE...]",
+                      help="train this member's CV too (repeat; e.g. bi@mpnet or "
+                           "cross@minilm,learning_rate=3e-5; options default to the flags); with "
+                           ">= 2 members, print their rank average and out-of-fold stack per fold")
+    p_predict = commands.add_parser("predict", help="predict a split; write submission JSON",
+                                    formatter_class=Formatter)
+    _data_args(p_predict)
+    p_predict.add_argument("--config", default="default", help="dataset config")
+    p_predict.add_argument("--model", required=True, help="a model saved by fit")
+    p_predict.add_argument("--split", default="test", help="split to predict")
+    p_predict.add_argument("--output", required=True, help="JSON file {\"0\": score, ...}")
+    p_ens = commands.add_parser("ensemble", help="combine trained models into an ensemble folder",
+                                formatter_class=Formatter)
+    p_ens.add_argument("--member", action="append", required=True, metavar="DIR",
+                       help="a model folder written by fit (repeat)")
+    p_ens.add_argument("--method", choices=ENSEMBLE_METHODS, default="rank",
+                       help="rank average, or linear stack fit on the members' CV predictions")
+    p_ens.add_argument("--weights", type=float, nargs="+", help="rank: one weight per member")
+    p_ens.add_argument("--cv-dir", action="append", metavar="DIR",
+                       help="stack: each member's CV folder (same order), whose out-of-fold "
+                            "predictions fit the weights")
+    p_ens.add_argument("--output", required=True, help="ensemble folder")
+    commands.add_parser("models", help="the packaged verified models and how to get them",
+                        formatter_class=Formatter)
+    return parser
 
 
 def _load_kwargs(args) -> dict:
@@ -63,6 +151,18 @@ def _load_kwargs(args) -> dict:
 
 def _options(args) -> FitOptions:
     return FitOptions(**{f.name: getattr(args, f.name) for f in fields(FitOptions)})
+
+
+def _model(name: str) -> str:
+    """A packaged model name or a folder, else a one-line error."""
+    from pathlib import Path
+
+    from .pretrained import resolve_model
+
+    path = resolve_model(name)
+    if not Path(path).is_dir():
+        raise FileNotFoundError(f"--model {name}: neither a model folder nor a packaged model name")
+    return path
 
 
 def _print_scores(name: str, result) -> None:
@@ -87,70 +187,56 @@ def _print_ensemble(ensemble) -> None:
     print(f"{'mean':<12}" + "".join(f"{mean[n]:>24.4f}" for n in names))
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m trainers", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True)
-    p_fit = commands.add_parser("fit", help="train on one config, evaluate, save model + card")
-    _data_args(p_fit)
-    p_fit.add_argument("--config", default="default")
-    _fit_args(p_fit)
-    p_fit.add_argument("--save-steps", type=int, help="checkpoint every N steps")
-    p_fit.add_argument("--resume", help="resume from a checkpoint folder, or 'last'")
-    p_cv = commands.add_parser("cv", help="fit every fold of a CV or LODO family")
-    _data_args(p_cv)
-    p_cv.add_argument("--family", choices=sorted(FAMILIES), default="cv")
-    _fit_args(p_cv)
-    p_cv.add_argument("--member", action="append", metavar="ENCODER@MODEL[,OPT=VALUE...]",
-                      help="train this member too (repeat): e.g. bi@mpnet or "
-                           "cross@minilm,learning_rate=3e-5 (options default to the flags "
-                           "above); with >= 2 members, report their rank and stack ensembles")
-    p_ens = commands.add_parser("ensemble", help="combine trained models into an ensemble folder")
-    p_ens.add_argument("--member", action="append", required=True, metavar="DIR",
-                       help="a model folder written by fit (repeat)")
-    p_ens.add_argument("--method", choices=METHODS, default="rank")
-    p_ens.add_argument("--weights", type=float, nargs="+", help="rank: one weight per member")
-    p_ens.add_argument("--cv-dir", action="append", metavar="DIR",
-                       help="stack: each member's CV folder (same order), whose out-of-fold "
-                            "predictions fit the weights")
-    p_ens.add_argument("--output", required=True, help="ensemble folder")
-    commands.add_parser("models", help="the packaged verified models and how to get them")
-    p_predict = commands.add_parser("predict", help="predict a split; write submission JSON")
-    _data_args(p_predict)
-    p_predict.add_argument("--config", default="default")
-    p_predict.add_argument("--model", required=True, help="a model saved by fit")
-    p_predict.add_argument("--split", default="test")
-    p_predict.add_argument("--output", required=True, help="JSON file {\"0\": score, ...}")
-    args = parser.parse_args(argv)
+def run_models() -> None:
+    from dataset_scripts.pretrained import PACKAGED_MODELS
 
-    if args.command == "fit":
-        resume = True if args.resume == "last" else args.resume
-        result = fit(load_pairs(args.dataset, args.config, **_load_kwargs(args)),
-                     resolve_model(args.model),
-                     args.output, _options(args), resume_from_checkpoint=resume,
-                     save_steps=args.save_steps)
-        _print_scores(f"{args.dataset}/{args.config} ({result.eval_split})", result)
-        print(f"model, README.md and metrics.json in {args.output}")
-    elif args.command == "cv" and args.member:
-        members = [parse_member(spec, _options(args)) for spec in args.member]
-        members = [(name, resolve_model(model), options) for name, model, options in members]
-        results, ensemble = cross_validate_members(args.dataset, args.family, members,
-                                                   args.output, **_load_kwargs(args))
-        _print_ensemble(ensemble)
-    elif args.command == "ensemble":
+    for name, model in PACKAGED_MODELS.items():
+        try:
+            where = str(model.path())
+        except (ImportError, FileNotFoundError, ValueError) as exc:
+            where = f"not available: {exc}"
+        print(f"{name:<7} {model.hub_id} ({model.license}): {where}")
+
+
+def run(args: argparse.Namespace) -> None:
+    """Run a parsed command; mistakes raise ValueError / FileNotFoundError."""
+    if args.command == "models":
+        return run_models()
+    if args.command == "ensemble":
+        from .ensemble import Ensemble
+
         path = Ensemble.build(args.member, args.method, weights=args.weights,
                               cv_dirs=args.cv_dir).save(args.output)
         print(f"ensemble of {len(args.member)} members ({args.method}) -> {path}")
-    elif args.command == "models":
-        for name, model in PACKAGED_MODELS.items():
-            try:
-                where = str(model.path())
-            except (ImportError, FileNotFoundError, ValueError) as exc:
-                where = f"not available: {exc}"
-            print(f"{name:<7} {model.hub_id} ({model.license}): {where}")
+        return None
+    if args.score_range is not None:  # the checks that need no torch come first
+        check_score_range(args.score_range)
+    if args.command != "predict":
+        options = _options(args)
+    if args.command == "fit":
+        check_save_steps(args.save_steps)
+    from .training import cross_validate, cross_validate_members, fit, load_pairs, mean_scores, \
+        parse_member, predict, write_submission
+
+    if args.command == "fit":
+        model = _model(args.model)
+        resume = True if args.resume == "last" else args.resume
+        result = fit(load_pairs(args.dataset, args.config, **_load_kwargs(args)), model,
+                     args.output, options, resume_from_checkpoint=resume,
+                     save_steps=args.save_steps, overwrite=args.overwrite)
+        _print_scores(f"{args.dataset}/{args.config} ({result.eval_split})", result)
+        print(f"model, README.md and metrics.json in {args.output}")
+    elif args.command == "cv" and args.member:
+        members = [parse_member(spec, options) for spec in args.member]
+        members = [(name, _model(model), opts) for name, model, opts in members]
+        _, ensemble = cross_validate_members(args.dataset, args.family, members, args.output,
+                                             overwrite=args.overwrite, **_load_kwargs(args))
+        _print_ensemble(ensemble)
     elif args.command == "cv":
-        results = cross_validate(args.dataset, args.family, resolve_model(args.model), args.output,
-                                 _options(args), **_load_kwargs(args))
+        if args.model is None:
+            raise ValueError("cv needs --model (or --member ENCODER@MODEL, repeated)")
+        results = cross_validate(args.dataset, args.family, _model(args.model), args.output,
+                                 options, overwrite=args.overwrite, **_load_kwargs(args))
         for config, result in results.items():
             _print_scores(config, result)
         overall, per_source = mean_scores(results)
@@ -161,6 +247,16 @@ def main(argv: list[str] | None = None) -> int:
         data = load_pairs(args.dataset, args.config, **_load_kwargs(args))
         path = write_submission(predict(args.model, data, args.split), args.output)
         print(f"{len(data.splits[args.split])} predictions of {data.name}/{args.split} -> {path}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        run(args)
+    except (ValueError, FileNotFoundError, ImportError) as exc:  # incl. DataValidationError
+        message = " ".join(str(exc).split())
+        print(f"python -m trainers {args.command}: error: {message}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -15,12 +15,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from dataset_scripts.c_sts import sentence_pair_groups
 from dataset_scripts.errors import DataValidationError
+from dataset_scripts.schema import PAIR_COLUMNS, sentence_pair_groups
 
 logger = logging.getLogger(__name__)
-
-PAIR_COLUMNS = ("sentence1", "sentence2")
 
 
 def scale_scores(scores: np.ndarray, score_range: tuple[float, float], *, where: str) -> np.ndarray:
@@ -76,26 +74,34 @@ def prepare_pairs(ds: datasets.Dataset, score_range: tuple[float, float], *, whe
         if "score" not in ds.column_names:
             raise DataValidationError(where, None, "missing score column",
                                       f"columns are {ds.column_names}")
-        raw = np.array([np.nan if s is None else s for s in ds["score"]], dtype=np.float64)
+        values = ds["score"]
+        not_number = [i for i, s in enumerate(values) if s is not None and (
+            isinstance(s, bool) or not isinstance(s, (int, float, np.number)))]
+        if not_number:
+            row = not_number[0]
+            raise DataValidationError(where, row + 1, "score must be a number (strings are not "
+                                      "converted)", f"score {values[row]!r}; "
+                                      f"{len(not_number)} such row(s) in all")
+        raw = np.array([np.nan if s is None else s for s in values], dtype=np.float64)
         out = out.add_column("labels", scale_scores(raw, score_range, where=where).tolist())
     return out
 
 
 @dataclass(frozen=True)
-class ConditionGroups:
-    """Row indices of each sentence pair's (high, low) conditions and the tied pairs skipped."""
+class ConditionGroupResult:
+    """Row indices of each sentence pair's (high, low) conditions and the tied groups omitted."""
 
     rows: np.ndarray  # (n_groups, 2) int64: [high-label row, low-label row]
-    n_skipped_ties: int
+    n_omitted: int
 
 
 def condition_groups(ds: datasets.Dataset, *, where: str,
-                     skip_ties: bool = False) -> ConditionGroups:
+                     on_invalid: str = "raise") -> ConditionGroupResult:
     """Group the rows of each (sentence1, sentence2) pair into one (high, low) condition group.
 
     Rules (C-STS, Deshpande et al. 2023 §2: each pair has a high- and a low-similarity
     condition): a group holds exactly 2 rows; their labels must differ (which one is "high" is
-    otherwise undefined) -- ``skip_ties=True`` drops tied groups instead and counts them.
+    otherwise undefined) -- ``on_invalid="omit"`` drops tied groups instead and counts them.
     Grouping happens on the raw text, before tokenisation.
     """
     groups = sentence_pair_groups(where, ds["sentence1"], ds["sentence2"])
@@ -103,19 +109,21 @@ def condition_groups(ds: datasets.Dataset, *, where: str,
     labels = np.asarray(ds["labels"], dtype=np.float64)
     a, b = labels[pairs[:, 0]], labels[pairs[:, 1]]
     tied = a == b
-    if tied.any() and not skip_ties:
+    if on_invalid not in ("raise", "omit"):
+        raise ValueError(f"on_invalid must be 'raise' or 'omit', got {on_invalid!r}")
+    if tied.any() and on_invalid == "raise":
         first = pairs[np.flatnonzero(tied)[0]]
         raise DataValidationError(
             where, int(first[0]) + 1,
             "the two conditions of a sentence pair need different scores for the quadruplet loss",
             f"rows {[int(r) + 1 for r in first]} both score {a[tied][0]:g}; {int(tied.sum())} "
-            "tied group(s) in all (skip_tied_groups=True drops them and reports the count)")
+            "tied group(s) in all (on_invalid='omit' drops them and reports the count)")
     if tied.any():
-        logger.warning("%s: skipped %d tied condition group(s) of %d", where, int(tied.sum()),
+        logger.warning("%s: omitted %d tied condition group(s) of %d", where, int(tied.sum()),
                        len(pairs))
     keep = ~tied
     high_first = np.where((a >= b)[keep, None], pairs[keep], pairs[keep][:, ::-1])
-    return ConditionGroups(rows=high_first, n_skipped_ties=int(tied.sum()))
+    return ConditionGroupResult(rows=high_first, n_omitted=int(tied.sum()))
 
 
 def pretokenize_pairs(ds: datasets.Dataset, model: torch.nn.Module) -> datasets.Dataset:

@@ -1,80 +1,132 @@
-"""Training objectives: MSE on [0, 1] labels, the C-STS quadruplet loss, their sum, and CoSENT.
+"""Training objectives as ``nn.Module`` losses, chosen by name from :data:`LOSSES`.
 
-Objectives ``mse``, ``quad`` and ``quad+mse`` are those of Deshpande et al. 2023 ("C-STS:
+Every loss takes one batch's ``scores`` (batch,) on the [0, 1] label scale, its ``labels``
+(batch,) and, when it declares ``needs_embeddings``, the two pair vectors (batch, dim). A loss
+that declares ``grouped`` is given batches of whole (high, low) condition groups, laid out as rows
+``[high_0, low_0, high_1, low_1, ...]`` (:class:`trainers.samplers.GroupBatchSampler`).
+
+``mse``, ``quad`` and ``quad+mse`` are the objectives of Deshpande et al. 2023 ("C-STS:
 Conditional Semantic Textual Similarity", §4.1); ``cosent`` (Su 2022) is a ranking objective on
-the same scores, offered beside them.
+the same scores, offered beside them. Adding a loss: one class here, registered in ``LOSSES``.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
-OBJECTIVES = ("mse", "quad", "quad+mse", "cosent")
+
+class PairLoss(nn.Module):
+    """Base class: ``forward(scores, labels, embeddings1=None, embeddings2=None) -> scalar``."""
+
+    name: ClassVar[str] = ""
+    needs_embeddings: ClassVar[bool] = False  # needs one vector per sentence (bi/tri-encoders)
+    grouped: ClassVar[bool] = False  # needs batches of whole (high, low) condition groups
+
+    def forward(self, scores, labels, embeddings1=None, embeddings2=None) -> torch.Tensor:
+        raise NotImplementedError
 
 
-class QuadrupletLoss(nn.Module):
+class MSELoss(PairLoss):
+    """``mean((s − y)²)`` of scores ``s`` (batch,) against labels ``y`` (batch,) in [0, 1].
+
+    Reference: Reimers & Gurevych 2019 (SBERT, regression objective); Deshpande et al. 2023 §4.1.
+
+    >>> float(MSELoss()(torch.tensor([0.5, 1.0]), torch.tensor([0.0, 1.0])))
+    0.125
+    """
+
+    name = "mse"
+
+    def forward(self, scores, labels, embeddings1=None, embeddings2=None):
+        return F.mse_loss(scores.float(), labels.float())
+
+
+class QuadrupletLoss(PairLoss):
     """``mean(max(0, margin + d(h1, h2) − d(l1, l2)))`` with the cosine distance ``d = 1 − cos``.
 
     ``h1, h2`` are the two sentences' vectors under the high-similarity condition, ``l1, l2``
-    under the low-similarity condition of the same sentence pair; all of shape (groups, dim).
-    The loss pushes the high pair at least ``margin`` closer than the low pair.
-    Reference: Deshpande et al. 2023 (C-STS), §4.1; margin 1.0 as in the paper.
+    under the low-similarity condition of the same sentence pair, each (groups, dim): rows
+    ``0::2`` and ``1::2`` of the batch's ``embeddings1``/``embeddings2`` (batch, dim). The loss
+    pushes the high pair at least ``margin`` closer than the low pair. Reference: Deshpande et al.
+    2023 (C-STS), §4.1; margin 1.0 as in the paper.
 
-    >>> loss = QuadrupletLoss(margin=1.0)
-    >>> h = torch.eye(2)
-    >>> float(loss(h, h, h, -h))  # d(h1,h2)=0, d(l1,l2)=2: already 2 apart, no loss
+    >>> h = torch.eye(2)  # group 0: d(h1,h2) = 0, d(l1,l2) = 2: already 2 apart, no loss
+    >>> float(QuadrupletLoss(margin=1.0).quadruplet(h[:1], h[:1], h[:1], -h[:1]))
     0.0
     """
+
+    name = "quad"
+    needs_embeddings = True
+    grouped = True
 
     def __init__(self, margin: float = 1.0):
         super().__init__()
         self.margin = margin
 
-    def forward(self, high1, high2, low1, low2) -> torch.Tensor:
-        d_high = 1.0 - F.cosine_similarity(high1, high2, dim=-1)
-        d_low = 1.0 - F.cosine_similarity(low1, low2, dim=-1)
+    def quadruplet(self, high1, high2, low1, low2) -> torch.Tensor:
+        d_high = 1.0 - F.cosine_similarity(high1.float(), high2.float(), dim=-1)
+        d_low = 1.0 - F.cosine_similarity(low1.float(), low2.float(), dim=-1)
         return torch.clamp_min(self.margin + d_high - d_low, 0.0).mean()
 
-
-def cosent_loss(scores: torch.Tensor, labels: torch.Tensor, scale: float = 20.0) -> torch.Tensor:
-    """``log(1 + Σ_{y_i > y_j} exp(scale · (s_j − s_i)))`` over the batch's pairs of rows.
-
-    Penalises every pair of rows whose predicted order contradicts the gold order, smoothly:
-    a ranking loss, aligned with Spearman's ρ, that leaves the score scale free. Reference:
-    Su 2022, "CoSENT" (https://kexue.fm/archives/8847); scale 20 as in sentence-transformers'
-    ``CoSENTLoss`` and Li & Li 2023 (AnglE).
-
-    >>> round(float(cosent_loss(torch.tensor([0.1, 0.9]), torch.tensor([1.0, 0.0]))), 3)
-    16.0
-    """
-    diff = scale * (scores[None, :] - scores[:, None])  # diff[i, j] = scale (s_j - s_i)
-    wrong_way = diff[labels[:, None] > labels[None, :]]
-    return torch.logsumexp(torch.cat([diff.new_zeros(1), wrong_way]), dim=0)
-
-
-def objective_loss(objective: str, scores, labels, embeddings1=None, embeddings2=None,
-                   quad: QuadrupletLoss | None = None) -> torch.Tensor:
-    """The ``objective``'s loss for one batch.
-
-    ``mse``: ``mean((score − y)²)``. ``quad``: the quadruplet loss over the batch's condition
-    groups, laid out as rows ``[high_0, low_0, high_1, low_1, ...]`` (see
-    :class:`trainers.samplers.GroupBatchSampler`). ``quad+mse``: their sum. ``cosent``:
-    :func:`cosent_loss` of the scores.
-    """
-    if objective not in OBJECTIVES:
-        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
-    if objective == "cosent":
-        return cosent_loss(scores.float(), labels.float())
-    loss = scores.new_zeros(())
-    if "mse" in objective:
-        loss = loss + F.mse_loss(scores.float(), labels.float())
-    if "quad" in objective:
+    def forward(self, scores, labels, embeddings1=None, embeddings2=None):
         if embeddings1 is None or embeddings1.shape[0] % 2:
             raise ValueError("the quadruplet loss needs pair embeddings of whole (high, low) "
                              "condition groups (an even number of rows)")
-        quad = quad or QuadrupletLoss()
-        loss = loss + quad(embeddings1[0::2].float(), embeddings2[0::2].float(),
-                           embeddings1[1::2].float(), embeddings2[1::2].float())
-    return loss
+        return self.quadruplet(embeddings1[0::2], embeddings2[0::2], embeddings1[1::2],
+                               embeddings2[1::2])
+
+
+class QuadrupletMSELoss(QuadrupletLoss):
+    """``MSELoss(s, y) + QuadrupletLoss(e1, e2)``: the sum of both (Deshpande et al. 2023 §4.1).
+
+    Shapes as for the two parts: scores, labels (batch,); embeddings (batch, dim), rows in
+    (high, low) group order.
+    """
+
+    name = "quad+mse"
+
+    def forward(self, scores, labels, embeddings1=None, embeddings2=None):
+        return (F.mse_loss(scores.float(), labels.float())
+                + super().forward(scores, labels, embeddings1, embeddings2))
+
+
+class CoSENTLoss(PairLoss):
+    """``log(1 + Σ_{y_i > y_j} exp(scale · (s_j − s_i)))`` over the batch's pairs of rows.
+
+    Scores and labels (batch,). Penalises every pair of rows whose predicted order contradicts
+    the gold order, smoothly: a ranking loss, aligned with Spearman's ρ, that leaves the score
+    scale free. Reference: Su 2022, "CoSENT" (https://kexue.fm/archives/8847); scale 20 as in
+    sentence-transformers' ``CoSENTLoss`` and Li & Li 2023 (AnglE).
+
+    >>> round(float(CoSENTLoss()(torch.tensor([0.1, 0.9]), torch.tensor([1.0, 0.0]))), 3)
+    16.0
+    """
+
+    name = "cosent"
+
+    def __init__(self, scale: float = 20.0):
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, scores, labels, embeddings1=None, embeddings2=None):
+        scores, labels = scores.float(), labels.float()
+        diff = self.scale * (scores[None, :] - scores[:, None])  # diff[i, j] = scale (s_j - s_i)
+        wrong_way = diff[labels[:, None] > labels[None, :]]
+        return torch.logsumexp(torch.cat([diff.new_zeros(1), wrong_way]), dim=0)
+
+
+LOSSES: dict[str, type[PairLoss]] = {
+    cls.name: cls for cls in (MSELoss, QuadrupletLoss, QuadrupletMSELoss, CoSENTLoss)}
+OBJECTIVES = tuple(LOSSES)
+
+
+def build_loss(name: str, *, margin: float = 1.0) -> PairLoss:
+    """The registered loss called ``name`` (``margin`` for the quadruplet losses)."""
+    if name not in LOSSES:
+        raise ValueError(f"--objective {name}: must be one of {OBJECTIVES}")
+    cls = LOSSES[name]
+    return cls(margin=margin) if issubclass(cls, QuadrupletLoss) else cls()

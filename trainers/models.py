@@ -2,9 +2,10 @@
 
 Scores (all on the [0, 1] label scale the losses use; see :mod:`trainers.data`):
 
-* cross-encoder  ``score = σ(w · pool(enc(s1 [SEP] s2 [SEP] c)) + b)``  (``[SEP] c`` only when
-  conditional) -- Reimers & Gurevych 2019; C-STS (Deshpande et al. 2023, §4.1). The sigmoid keeps
-  the score in the [0, 1] label range and starts it at 0.5, mid-range, whatever the head's init.
+* cross-encoder  ``score = σ(head(enc(s1 [SEP] s2 [SEP] c)))``  (``[SEP] c`` only when
+  conditional; ``head``: the architecture's sequence-classification head with one label, e.g.
+  BERT's linear layer over the pooled [CLS]) -- Reimers & Gurevych 2019; C-STS (Deshpande et
+  al. 2023, §4.1). The sigmoid keeps the score in the [0, 1] label range.
 * bi-encoder     ``score = cos(pool(enc(s1[, c])), pool(enc(s2[, c])))``; conditional inputs are
   text pairs ``(s, c)`` through the same encoder (C-STS §4.1).
 * tri-encoder    ``h_i = f(pool(enc(s_i)), W_c · pool(enc(c)) + b_c)``, ``score = cos(h1, h2)``,
@@ -12,9 +13,11 @@ Scores (all on the [0, 1] label scale the losses use; see :mod:`trainers.data`):
 
 ``save_pretrained(dir)`` writes the transformer and tokenizer at the top of ``dir`` (so
 ``AutoModel.from_pretrained(dir)`` loads the encoder), ``semrel_encoder.json`` (kind and options)
-and, for models with a head, ``semrel_head.safetensors``. A plain (unconditional) bi-encoder also
-writes the sentence-transformers files, so ``SentenceTransformer(dir)`` loads it.
-``PairEncoder.from_pretrained(dir)`` rebuilds whichever kind was saved.
+and, for the tri-encoder's condition layers, ``semrel_head.safetensors``. A cross-encoder folder
+is a sequence-classification model that ``sentence_transformers.CrossEncoder(dir)`` loads; a
+plain (unconditional) bi-encoder also writes the sentence-transformers files, so
+``SentenceTransformer(dir)`` loads it. ``PairEncoder.from_pretrained(dir)`` rebuilds whichever
+kind was saved.
 """
 
 from __future__ import annotations
@@ -29,10 +32,10 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 from torch.nn import functional as F
-from transformers import AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import (AutoModel, AutoModelForSequenceClassification, AutoTokenizer,
+                          PreTrainedModel, PreTrainedTokenizerBase)
 from transformers.utils import ModelOutput
 
-ENCODER_KINDS = ("cross", "bi", "tri")
 POOLINGS = ("mean", "cls")
 TRI_COMBINES = ("hadamard", "concat")
 CONFIG_NAME = "semrel_encoder.json"
@@ -72,6 +75,9 @@ class PairEncoder(nn.Module):
     """
 
     kind: ClassVar[str] = ""
+    has_embeddings: ClassVar[bool] = True  # one vector per sentence (needed by quadruplet losses)
+    fit_options: ClassVar[tuple[str, ...]] = ("pooling", "max_length")  # FitOptions it takes
+    description: ClassVar[str] = ""  # one line for the model card
 
     def __init__(self, encoder: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, *,
                  pooling: str = "mean", conditional: bool = False, max_length: int = 256):
@@ -121,6 +127,8 @@ class PairEncoder(nn.Module):
     def from_pretrained(path: str | Path) -> "PairEncoder":
         """Load a model saved by :meth:`save_pretrained` (any kind)."""
         path = Path(path)
+        if not path.is_dir():
+            raise FileNotFoundError(f"--model {path}: no such model folder")
         config_file = path / CONFIG_NAME
         if not config_file.is_file():
             raise FileNotFoundError(f"{config_file} not found: {path} was not saved by "
@@ -229,14 +237,44 @@ class PairEncoder(nn.Module):
 
 
 class CrossEncoder(PairEncoder):
-    """One sequence ``s1 [SEP] s2 [SEP] condition`` -> pooled vector -> linear head -> sigmoid."""
+    """One sequence ``s1 [SEP] s2 [SEP] condition`` -> the architecture's own
+    sequence-classification head (one label; BERT: pooler over [CLS] -> dropout -> linear) ->
+    sigmoid.
+
+    The transformer IS an ``AutoModelForSequenceClassification`` with ``num_labels=1`` and a
+    sigmoid activation declared in its config, so the saved folder opens unchanged in
+    ``sentence_transformers.CrossEncoder(dir)`` and scores the same (``pooling`` does not apply).
+    """
 
     kind = "cross"
+    has_embeddings = False
+    fit_options = ("max_length",)
+    description = ("cross-encoder: one sequence `s1 [SEP] s2` (`[SEP] condition` when "
+                   "conditional) -> the architecture's sequence-classification head "
+                   "(one label) -> sigmoid")
+    ACTIVATION = "torch.nn.modules.activation.Sigmoid"  # what sentence-transformers reads
 
-    def __init__(self, encoder, tokenizer, **options):
-        super().__init__(encoder, tokenizer, **options)
-        self.head = nn.Sequential(nn.Dropout(encoder.config.hidden_dropout_prob),
-                                  nn.Linear(self.dim, 1))
+    def __init__(self, encoder, tokenizer, *, pooling: str | None = None, **options):
+        super().__init__(encoder, tokenizer, pooling="cls", **options)
+        self.pooling = None
+
+    @classmethod
+    def from_encoder(cls, path: str | Path, **options) -> "CrossEncoder":
+        if (Path(path) / HEAD_NAME).is_file():
+            raise ValueError(f"{path} holds a cross-encoder saved by an older semrel (its head in "
+                             f"{HEAD_NAME}, pooled differently from the sequence-classification "
+                             "head used now): train it again with this version")
+        encoder = AutoModelForSequenceClassification.from_pretrained(str(path), num_labels=1,
+                                                                     dtype=torch.float32)
+        return cls(encoder, AutoTokenizer.from_pretrained(str(path)), **options)
+
+    def options(self):
+        return {"conditional": self.conditional, "max_length": self.max_length}
+
+    def save_pretrained(self, path):
+        self.encoder.config.sentence_transformers = {"activation_fn": self.ACTIVATION}
+        self.tokenizer.model_max_length = self.max_length  # the truncation CrossEncoder applies
+        return super().save_pretrained(path)
 
     def texts(self, sentence1, sentence2, condition):
         if condition is None:
@@ -248,14 +286,18 @@ class CrossEncoder(PairEncoder):
         if return_embeddings:
             raise ValueError("a cross-encoder has no per-sentence embeddings (quadruplet "
                              "objectives need a bi- or tri-encoder)")
-        pooled = self.embed(input_ids, attention_mask, token_type_ids)
-        return SimilarityOutput(scores=torch.sigmoid(self.head(pooled).squeeze(-1)))
+        logits = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=token_type_ids).logits
+        return SimilarityOutput(scores=torch.sigmoid(logits.squeeze(-1)))
 
 
 class BiEncoder(PairEncoder):
     """``cos(pool(enc(s1[, c])), pool(enc(s2[, c])))`` through one shared encoder."""
 
     kind = "bi"
+    description = ("bi-encoder: one shared encoder, score = cosine of the two pooled sentence "
+                   "vectors (each sentence paired with the condition as a text pair when "
+                   "conditional)")
 
     def texts(self, sentence1, sentence2, condition):
         if condition is None:
@@ -293,6 +335,9 @@ class TriEncoder(BiEncoder):
     """s1, s2 and the condition encoded apart; the transformed condition conditions each sentence."""
 
     kind = "tri"
+    fit_options = ("pooling", "max_length", "combine")
+    description = ("tri-encoder: sentences and condition encoded apart; the linearly transformed "
+                   "condition vector is combined with each sentence vector; score = cosine")
 
     def __init__(self, encoder, tokenizer, *, combine: str = "hadamard", **options):
         options.setdefault("conditional", True)
@@ -325,14 +370,15 @@ class TriEncoder(BiEncoder):
 
 MODEL_CLASSES: dict[str, type[PairEncoder]] = {
     cls.kind: cls for cls in (CrossEncoder, BiEncoder, TriEncoder)
-}
+}  # the one registry of encoder kinds: adding a kind is a class above and a line here
+ENCODER_KINDS = tuple(MODEL_CLASSES)
 
 
 def build_model(kind: str, encoder_path: str | Path, *, seed: int = 0, **options) -> PairEncoder:
     """A new ``kind`` ('cross' | 'bi' | 'tri') encoder over the pretrained transformer at a path;
     new head weights are drawn from ``torch.manual_seed(seed)`` (global RNG state untouched)."""
     if kind not in MODEL_CLASSES:
-        raise ValueError(f"encoder must be one of {ENCODER_KINDS}, got {kind!r}")
+        raise ValueError(f"--encoder {kind}: must be one of {ENCODER_KINDS}")
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         return MODEL_CLASSES[kind].from_encoder(encoder_path, **options)

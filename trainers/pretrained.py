@@ -16,5 +16,5 @@ def resolve_model(name_or_path: str) -> str:
     path = Path(name_or_path).expanduser()
     if path.is_dir():
         return str(path)
-    raise ValueError(f"--model {name_or_path!r} is neither a folder nor a packaged model "
+    raise ValueError(f"--model {name_or_path}: neither a model folder nor a packaged model name "
                      f"({', '.join(sorted(PACKAGED_MODELS))})")

@@ -6,6 +6,7 @@ several devices through accelerate / ``torchrun`` (no code change), mixed precis
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from functools import partial
 
@@ -14,16 +15,17 @@ import torch
 from scipy import stats
 from torch.utils.data import DataLoader
 from transformers import EvalPrediction, Trainer, TrainingArguments
+from transformers.trainer_callback import ProgressCallback
 from transformers.trainer_utils import seed_worker
 
 from .data import PairCollator, condition_groups
-from .losses import OBJECTIVES, QuadrupletLoss, objective_loss
+from .losses import MSELoss, PairLoss, build_loss
 from .models import PairEncoder, sequence_lengths
 from .samplers import GroupBatchSampler
 
 
 @dataclass(frozen=True)
-class SimilarityScores:
+class SimilarityResult:
     """Agreement of predicted with gold scores: Pearson r, Spearman ρ, mean squared error."""
 
     pearson: float
@@ -31,13 +33,14 @@ class SimilarityScores:
     mse: float
 
 
-def similarity_scores(predictions, labels) -> SimilarityScores:
-    """Pearson r, Spearman ρ (``scipy.stats``) and ``mean((p − y)²)`` over 1-D arrays."""
+def similarity_scores(predictions, labels) -> SimilarityResult:
+    """Pearson r, Spearman ρ (``scipy.stats``) and ``mean((p − y)²)`` over 1-D arrays: the one
+    correlation helper of the trainers (runs, per-source scores, ``compute_metrics``)."""
     p = np.asarray(predictions, dtype=np.float64).reshape(-1)
     y = np.asarray(labels, dtype=np.float64).reshape(-1)
     if p.shape != y.shape or p.size < 2:
         raise ValueError(f"need two equal-length arrays of >= 2 scores, got {p.shape}, {y.shape}")
-    return SimilarityScores(pearson=float(stats.pearsonr(p, y).statistic),
+    return SimilarityResult(pearson=float(stats.pearsonr(p, y).statistic),
                             spearman=float(stats.spearmanr(p, y).statistic),
                             mse=float(np.mean((p - y) ** 2)))
 
@@ -51,13 +54,12 @@ def compute_metrics(eval_pred: EvalPrediction) -> dict[str, float]:
 
 
 def device_kwargs() -> dict:
-    """On a CUDA GPU: bf16 (else fp16) autocast, TF32 matmuls where the GPU has them, and the
-    fused AdamW (one kernel per step instead of one per parameter group and operation).
+    """On a CUDA GPU: bf16 (else fp16) autocast, and TF32 matmuls where the GPU has them.
     Without one: ``use_cpu`` (which also lets torchrun run several CPU processes over gloo)."""
     if not torch.cuda.is_available():
         return {"use_cpu": True}
     kwargs = {"bf16": True} if torch.cuda.is_bf16_supported() else {"fp16": True}
-    kwargs["optim"] = "adamw_torch_fused"
+    kwargs["optim"] = "adamw_torch_fused"  # one kernel per step, not one per tensor group
     if torch.cuda.get_device_capability()[0] >= 8:  # Ampere and later have TF32 tensor cores
         kwargs["tf32"] = True
     return kwargs
@@ -67,7 +69,8 @@ def training_arguments(output_dir: str, *, epochs: float = 4, batch_size: int = 
                        learning_rate: float = 2e-5, warmup: float = 0.1, weight_decay: float = 0.01,
                        seed: int = 42, **overrides) -> TrainingArguments:
     """TrainingArguments for pair encoders: no column pruning, ``labels`` as the label name,
-    loss logged per epoch, device and precision from :func:`device_kwargs`; ``overrides`` win
+    loss logged per epoch, device and precision from :func:`device_kwargs`; a progress bar
+    (steps, loss, ETA) when stderr is a terminal, else one log line per epoch; ``overrides`` win
     (e.g. ``eval_strategy="epoch"`` with an ``eval_dataset``)."""
     kwargs = dict(
         output_dir=output_dir, num_train_epochs=epochs, per_device_train_batch_size=batch_size,
@@ -75,7 +78,7 @@ def training_arguments(output_dir: str, *, epochs: float = 4, batch_size: int = 
         warmup_steps=warmup, weight_decay=weight_decay, seed=seed, data_seed=seed,
         eval_strategy="no", save_strategy="no", logging_strategy="epoch",
         remove_unused_columns=False, label_names=["labels"], report_to="none",
-        disable_tqdm=True, dataloader_pin_memory=torch.cuda.is_available(),
+        disable_tqdm=not sys.stderr.isatty(), dataloader_pin_memory=torch.cuda.is_available(),
         logging_nan_inf_filter=False,  # its per-step isnan check waits for the GPU every step
         **device_kwargs(),
     )
@@ -83,67 +86,79 @@ def training_arguments(output_dir: str, *, epochs: float = 4, batch_size: int = 
     return TrainingArguments(**kwargs)
 
 
+class LossProgressCallback(ProgressCallback):
+    """transformers' progress bar (steps, ETA) with the last logged training loss beside it."""
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        if state.is_world_process_zero and self.training_bar is not None and logs \
+                and "loss" in logs:
+            self.training_bar.set_postfix(loss=f"{logs['loss']:.4f}", refresh=False)
+        super().on_log(args, state, control, logs=logs, **kwargs)
+
+
 class PairTrainer(Trainer):
-    """Trainer for a :class:`~trainers.models.PairEncoder` with an objective from
-    :data:`~trainers.losses.OBJECTIVES`.
+    """Trainer for a :class:`~trainers.models.PairEncoder` with a loss from
+    :data:`~trainers.losses.LOSSES` (``objective``: its name, or a :class:`PairLoss` module).
 
     Datasets hold the columns of :func:`trainers.data.prepare_pairs` (``sentence1``,
     ``sentence2`` [, ``condition``], ``labels`` in [0, 1]); rows are tokenised per batch
-    (dynamic padding). With a quadruplet objective the training rows are grouped into
+    (dynamic padding). With a ``grouped`` loss the training rows are grouped into
     (high, low) condition groups before tokenisation and batched by
-    :class:`~trainers.samplers.GroupBatchSampler`; ``skip_tied_groups`` drops groups whose two
-    scores are equal (counted in ``n_skipped_ties``); ``train_name`` names the training data in
-    those errors. ``group_by_length`` batches rows (or groups) of similar token length together
-    (same sampler, lengths from :meth:`~trainers.models.PairEncoder.token_lengths`), so dynamic
-    padding wastes little. Rows pre-tokenised by :func:`~trainers.data.pretokenize_pairs` are
-    only padded per batch (``pad_to_multiple_of`` rounds the width up: few shapes to compile). Evaluation keeps the dataset order; its loss is the MSE term alone.
+    :class:`~trainers.samplers.GroupBatchSampler`; ``on_invalid="omit"`` drops groups whose two
+    scores are equal (counted in ``n_omitted_groups``; ``"raise"``, the default, refuses them);
+    ``train_name`` names the training data in those errors. ``group_by_length`` batches rows (or
+    groups) of similar token length together (same sampler, lengths from
+    :meth:`~trainers.models.PairEncoder.token_lengths`), so dynamic padding wastes little.
+    Rows pre-tokenised by :func:`~trainers.data.pretokenize_pairs` are only padded per batch
+    (``pad_to_multiple_of`` rounds the width up: few shapes to compile). Evaluation keeps the dataset order; its loss is the MSE term alone.
     """
 
-    def __init__(self, model: PairEncoder, args: TrainingArguments, *, objective: str = "mse",
-                 margin: float = 1.0, skip_tied_groups: bool = False,
-                 group_by_length: bool = False, train_name: str = "train_dataset",
-                 pad_to_multiple_of: int = 0, **kwargs):
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
-        if "quad" in objective:
-            if model.kind == "cross":
-                raise ValueError(f"objective {objective!r} needs a bi- or tri-encoder (one vector "
-                                 "per sentence); a cross-encoder has none")
-            if args.per_device_train_batch_size % 2:
-                raise ValueError(f"objective {objective!r}: batch size "
-                                 f"{args.per_device_train_batch_size} is odd; quadruplet batches "
-                                 "hold whole (high, low) condition groups, so it must be even")
+    def __init__(self, model: PairEncoder, args: TrainingArguments, *,
+                 objective: str | PairLoss = "mse", margin: float = 1.0,
+                 on_invalid: str = "raise", group_by_length: bool = False,
+                 train_name: str = "train_dataset", pad_to_multiple_of: int = 0, **kwargs):
+        loss = objective if isinstance(objective, PairLoss) else build_loss(objective,
+                                                                            margin=margin)
+        if loss.needs_embeddings and not model.has_embeddings:
+            raise ValueError(f"objective {loss.name!r} needs a bi- or tri-encoder (one vector "
+                             f"per sentence); a {model.kind}-encoder has none")
+        if loss.grouped and args.per_device_train_batch_size % 2:
+            raise ValueError(f"objective {loss.name!r}: batch size "
+                             f"{args.per_device_train_batch_size} is odd; quadruplet batches "
+                             "hold whole (high, low) condition groups, so it must be even")
+        if on_invalid not in ("raise", "omit"):
+            raise ValueError(f"on_invalid must be 'raise' or 'omit', got {on_invalid!r}")
         if args.remove_unused_columns:
             raise ValueError("PairTrainer needs remove_unused_columns=False (rows are tokenised "
                              "per batch from their text columns); use training_arguments()")
-        self.objective, self.train_name = objective, train_name
-        self.skip_tied_groups, self.group_by_length = skip_tied_groups, group_by_length
-        self.quadruplet_loss = QuadrupletLoss(margin)
-        self.n_skipped_ties = 0
+        self.loss, self.eval_loss, self.train_name = loss, MSELoss(), train_name
+        self.on_invalid, self.group_by_length = on_invalid, group_by_length
+        self.n_omitted_groups = 0
         kwargs.setdefault("data_collator", PairCollator(model, pad_to_multiple_of))
         kwargs.setdefault("compute_metrics", compute_metrics)
         kwargs.setdefault("processing_class", model.tokenizer)
         super().__init__(model=model, args=args, **kwargs)
+        if not args.disable_tqdm:
+            self.remove_callback(ProgressCallback)
+            self.add_callback(LossProgressCallback)
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         labels = inputs.pop("labels")
-        objective = self.objective if model.training else "mse"  # eval batches are not grouped
-        outputs = model(**inputs, return_embeddings="quad" in objective)
-        loss = objective_loss(objective, outputs.scores, labels, outputs.embeddings1,
-                              outputs.embeddings2, self.quadruplet_loss)
+        loss_fn = self.loss if model.training else self.eval_loss  # eval batches: not grouped
+        outputs = model(**inputs, return_embeddings=loss_fn.needs_embeddings)
+        loss = loss_fn(outputs.scores, labels, outputs.embeddings1, outputs.embeddings2)
         return (loss, {"scores": outputs.scores.float()}) if return_outputs else loss
 
     def train_batch_sampler(self) -> GroupBatchSampler | None:
-        """Whole (high, low) groups for quadruplet objectives, rows grouped by length with
+        """Whole (high, low) groups for grouped losses, rows grouped by length with
         ``group_by_length``; ``None`` leaves the Trainer's random sampler."""
-        quadruplet = "quad" in self.objective
-        if not (quadruplet or self.group_by_length):
+        grouped = self.loss.grouped
+        if not (grouped or self.group_by_length):
             return None
         data = self.train_dataset
-        if quadruplet:
-            groups = condition_groups(data, where=self.train_name,
-                                      skip_ties=self.skip_tied_groups)
-            self.n_skipped_ties, rows = groups.n_skipped_ties, groups.rows
+        if grouped:
+            groups = condition_groups(data, where=self.train_name, on_invalid=self.on_invalid)
+            self.n_omitted_groups, rows = groups.n_omitted, groups.rows
         else:
             rows = np.arange(len(data), dtype=np.int64)[:, None]
         lengths = None

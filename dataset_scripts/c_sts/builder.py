@@ -18,6 +18,7 @@ import datasets
 
 from ..base import SemrelBuilder, SemrelConfig, file_digest
 from ..errors import DataValidationError
+from ..schema import sentence_pair_groups
 from ..sources import Source
 from ..textio import NUMBER_RULE, ascii_number, csv_rows
 from .crypto import key_fingerprint, openssl_decrypt, read_tar_members
@@ -140,29 +141,6 @@ def _label(name: str, row_no: int, raw: str, split: str) -> float | None:
         rule = f"label must be in [{lo:g}, {hi:g}]" + (" or -1 (hidden)" if split == "test" else "")
         raise DataValidationError(name, row_no, rule, repr(raw))
     return value
-
-
-def sentence_pair_groups(where: str, sentence1: list[str],
-                         sentence2: list[str]) -> list[list[int]]:
-    """0-based row indices of each (sentence1, sentence2) pair, in order of first appearance.
-
-    C-STS (Deshpande et al. 2023 §2) gives every sentence pair a high- and a low-similarity
-    condition, so each group must hold exactly 2 rows; otherwise the error names the first bad
-    group's rows (1-based) and counts the bad groups.
-    """
-    groups: dict[tuple[str, str], list[int]] = {}
-    for i, key in enumerate(zip(sentence1, sentence2)):
-        groups.setdefault(key, []).append(i)
-    bad = [members for members in groups.values() if len(members) != 2]
-    if bad:
-        members = bad[0]
-        raise DataValidationError(
-            where, members[0] + 1,
-            "a condition group (rows with the same sentence1 and sentence2) must hold exactly "
-            "2 rows: a high- and a low-similarity condition",
-            f"rows {[m + 1 for m in members]} form a group of {len(members)}; "
-            f"{len(bad)} such group(s) in all")
-    return list(groups.values())
 
 
 def condition_pairs(name: str, rows: list[dict]) -> list[dict]:

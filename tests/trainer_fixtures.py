@@ -68,3 +68,12 @@ def toy_conditional_pairs(score_range: tuple[float, float] = (1.0, 5.0)) -> data
     return datasets.Dataset.from_dict(rows, features=datasets.Features({
         "sentence1": datasets.Value("string"), "sentence2": datasets.Value("string"),
         "condition": datasets.Value("string"), "score": datasets.Value("float32")}))
+
+
+def toy_folder(folder: str | Path, n_train: int, n_test: int) -> Path:
+    """A ``DatasetDict.save_to_disk`` folder of shuffled :func:`toy_pairs` (scores in [0, 1]):
+    ``n_train`` train rows, the next ``n_test`` as test."""
+    toy = toy_pairs().shuffle(seed=0)
+    test = toy.select(range(n_train, n_train + n_test))
+    datasets.DatasetDict({"train": toy.select(range(n_train)), "test": test}).save_to_disk(folder)
+    return Path(folder)
