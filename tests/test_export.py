@@ -5,7 +5,7 @@ from huggingface_hub import DatasetCard
 
 import upload
 from dataset_scripts import load
-from dataset_scripts.export import build_dataset, verify_folder
+from publishing.export import build_dataset, verify_folder
 
 
 @pytest.fixture(scope="module")

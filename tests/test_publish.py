@@ -27,9 +27,10 @@ from safetensors.numpy import save_file
 
 import toy_dataset
 import upload
-from dataset_scripts import REGISTRY, publish
-from dataset_scripts.export import build_dataset
-from dataset_scripts.spaces import build_space, metric_names
+from dataset_scripts import REGISTRY
+from publishing import publish
+from publishing.export import build_dataset
+from publishing.spaces import build_space, metric_names
 from dataset_scripts.str_2021 import read_pairs
 from hub_server import LocalHub
 

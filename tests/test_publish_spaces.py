@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dataset_scripts.spaces import SpaceError, build_space, check_space, metric_names
+from publishing.spaces import SpaceError, build_space, check_space, metric_names
 
 # Loads each Space's module the way its app.py does, from inside the Space, with this project's
 # packages made unimportable (as on the Hub, where semrel is not installed).

@@ -14,12 +14,12 @@ from matplotlib import image as mpimg
 
 import toy_dataset
 from dataset_scripts import REGISTRY
-from dataset_scripts.export import build_dataset
-from dataset_scripts.report import build_report, dataset_section, report_hook
-from dataset_scripts.spaces import build_space, metric_names
+from publishing.export import build_dataset
+from publishing.report import build_report, dataset_section, report_hook
+from publishing.spaces import build_space, metric_names
 from metrics.bws_scores.readers import read_semeval_2024
 from metrics.split_half_reliability.split_half import split_half_bws
-from scripts.reproduce_str_dice import PAPER_PER_SOURCE, fold_correlations
+from dataset_scripts.str_2021.dice import PAPER_PER_SOURCE, fold_correlations
 
 
 class Page(HTMLParser):

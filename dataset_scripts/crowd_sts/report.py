@@ -62,14 +62,17 @@ def table2(classes: pd.DataFrame, annotators: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def table3(study) -> str:
-    out = []
+TABLE3_TITLE = ("Table {number}. r (ours % change | paper % change) per filter combination "
+                "[1] slow [2] low variance [3] high random [4] disagreeable [5] sentiment")
+
+
+def table3_rows(study) -> list[tuple[str, list[str], list[list[str]]]]:
+    """Tables 3 and 4 as (title, header, rows): r per filter combination, each cell
+    ``r (ours % change|paper % change)``; one row per combination, baseline first."""
+    tables = []
     for number, block in zip((3, 4), TABLE3_BLOCKS):
         block = [m for m in block if m in study.r.columns]
-        head = "".join(f" {MEASURE_NAMES[m]:>24}" for m in block)
-        lines = [f"Table {number}. r (ours % change | paper % change) per filter combination "
-                 "[1] slow [2] low variance [3] high random [4] disagreeable [5] sentiment",
-                 f"{'filters':<16}{head}"]
+        rows = []
         for label in study.r.index:
             key = None if label == "baseline" else tuple(int(x) for x in label[1:-1].split(", "))
             cells = []
@@ -81,7 +84,17 @@ def table3(study) -> str:
                 paper = TABLE3[key].get(measure)
                 cells.append(f"{r:.3f} ({study.change.at[label, measure]:+5.1f}|"
                              f"{_num(paper, '{:+5.1f}')})")
-            lines.append(f"{label:<16}" + "".join(f" {c:>24}" for c in cells))
+            rows.append([label, *cells])
+        tables.append((TABLE3_TITLE.format(number=number), ["filters", *(MEASURE_NAMES[m] for m in block)],
+                       rows))
+    return tables
+
+
+def table3(study) -> str:
+    out = []
+    for title, header, rows in table3_rows(study):
+        lines = [title, f"{header[0]:<16}" + "".join(f" {h:>24}" for h in header[1:])]
+        lines += [f"{row[0]:<16}" + "".join(f" {c:>24}" for c in row[1:]) for row in rows]
         out.append("\n".join(lines))
     return "\n\n".join(out)
 

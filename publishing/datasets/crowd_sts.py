@@ -8,11 +8,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cards import histograms, markdown_table, split_statistics
-from .builder import AUTHORS_LIST, CITATION, FILTERED, LICENCE, REPO
-from .reading import DEFAULT_KEY, KEY_ENV
-from .report import frame, report
-from .study import worker_count_table
+from dataset_scripts.crowd_sts.builder import AUTHORS_LIST, CITATION, FILTERED, LICENCE, REPO
+from dataset_scripts.crowd_sts.reading import DEFAULT_KEY, KEY_ENV
+from dataset_scripts.crowd_sts.report import frame, report
+from dataset_scripts.crowd_sts.study import worker_count_table
+
+from ..cards import histograms, install_lines, markdown_table, split_statistics
 
 THRESHOLDS = {"slow": "mean WorkTimeInSeconds > 300",
               "low_variance": "std (ddof 1) of all own labels < 1",
@@ -91,6 +92,7 @@ moves metric–human correlations by up to ~10 points. Every pair has 3 annotati
 yourself from the upstream files ({REPO}, `data/raw_data/*.csv`, sha256-checked):
 
 ```bash
+{install_lines("crowd")}
 python upload.py build --only crowd-sts        # or: SEMREL_MIRROR=/path/to/mirror ...
 python -c "from dataset_scripts import load; print(load('crowd-sts', 'pairs-filtered-low-variance-high-random'))"
 ```
@@ -148,3 +150,66 @@ Pearson r between measures and pair mean labels, ours beside the paper's
 {CITATION}
 ```
 """
+
+
+def report_section(built, image_dir: Path, *, mirror=None, cache_dir=None) -> str:
+    """Filters, statistics, plots and the paper's Tables 1-4 (Tables 3-4 as tables)."""
+    from dataset_scripts.crowd_sts.report import ALL, table1, table2, table3_rows
+    from dataset_scripts.crowd_sts.study import (class_study, filter_study, flagged_sets,
+                                                 pair_measures)
+
+    annotations, annotators = frame(built["annotations"]), frame(built["annotators"])
+    pairs = frame(built["pairs"])
+    _plots(annotations, annotators, image_dir)
+    measures = pair_measures(pairs, minilm=False)
+    flagged = flagged_sets(annotators, ALL)
+    study = filter_study(annotations, measures, flagged)
+    classes = class_study(annotations, measures, annotators, frozenset().union(*flagged.values()))
+    counts = worker_count_table(annotators, ALL)
+    filter_rows = [[n, THRESHOLDS[n], int(counts.at[n, "flagged"]),
+                    int(counts.at[n, "also in authors' list"])] for n in ALL]
+    tables34 = "\n\n".join(f"**{title}**\n\n{markdown_table(header, rows)}"
+                           for title, header, rows in table3_rows(study))
+    return f"""{len(annotations):,} annotations of {len(pairs):,} English sentence pairs by
+{len(annotators)} MTurk workers (Solomon et al. 2021); card only on the Hub.
+
+### The five filters
+{markdown_table(["filter", "rule", "workers flagged", "also in authors' list"], filter_rows)}
+
+![label distributions](images/label_distribution.png)
+![annotator time](images/annotator_seconds.png)
+![annotator label spread](images/annotator_label_std.png)
+
+### Paper Tables 1-2 (offline measures; `python scripts/reproduce_crowd_sts.py`)
+```
+{table1(study)}
+
+{table2(classes, annotators)}
+```
+
+### Paper Tables 3-4
+{tables34}
+"""
+
+
+def overview(built, *, mirror=None, cache_dir=None):
+    """Size; inter-annotator agreement; the best offline measure's r with the pair means."""
+    from metrics.annotator_agreement.agreement import annotator_agreement
+
+    from dataset_scripts.crowd_sts.paper import MEASURE_NAMES
+    from dataset_scripts.crowd_sts.study import pair_measures
+
+    from ..report import Figure, Overview
+
+    annotations, pairs = frame(built["annotations"]), frame(built["pairs"])
+    agreement = annotator_agreement(annotations["pair_id"], annotations["worker_id"],
+                                    annotations["label"].astype(float))
+    measures = pair_measures(pairs, minilm=False)
+    r = measures.corrwith(pairs.set_index("pair_id")["score"].astype(float))
+    build = "python upload.py build --only crowd-sts"
+    return Overview(
+        Figure(f"{len(pairs):,} pairs, {len(annotations):,} annotations", build),
+        Figure(f"inter-annotator r {agreement.inter.pearson:.3f}, α {agreement.alpha:.3f}", build),
+        Figure(f"{MEASURE_NAMES[r.idxmax()]}: r {r.max():.3f} with the pair means",
+               "python scripts/reproduce_crowd_sts.py --no-minilm"),
+        Figure("not run"))
