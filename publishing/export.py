@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import datasets
+from datasets.exceptions import NonMatchingSplitsSizesError
 from datasets.info import DatasetInfo, DatasetInfosDict
 from datasets.splits import SplitDict, SplitInfo
 from datasets.utils.metadata import MetadataConfigs
@@ -98,14 +99,16 @@ def build_dataset(dataset_id: str, out_root: Path, *, mirror=None, data_dir=None
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{dataset_id}.new-", dir=folder.parent))
     try:
+        sizes = None
         if not result.card_only:
             for config, splits in built.items():
                 for split, ds in splits.items():
                     path = staging / config / f"{split}-00000-of-00001.parquet"
                     path.parent.mkdir(parents=True, exist_ok=True)
                     ds.to_parquet(str(path))
+            sizes = {config: split_sizes(staging / config) for config in built}
         body = module.card_body(built, staging / "images")
-        card = dataset_card(spec, built, body, data=not result.card_only)
+        card = dataset_card(spec, built, body, sizes)
         (staging / "README.md").write_text(str(card), encoding="utf-8")
         _replace(staging, folder)
     except BaseException:
@@ -138,12 +141,24 @@ def card_metadata(spec, n_examples: int | None = None) -> DatasetCardData:
     return DatasetCardData(**meta)
 
 
-def dataset_card(spec, built: dict, body: str, *, data: bool = True) -> DatasetCard:
-    """README with metadata: licence, languages, tasks, size and, when ``data``, the configs,
-    features and split sizes (``num_examples``, ``num_bytes``) of every built config."""
+def split_sizes(config_folder: Path) -> SplitDict:
+    """The split sizes ``load_dataset`` records for the Parquet files of one config folder
+    (read with the stock Parquet builder into a throw-away cache, so ``num_bytes`` is exact)."""
+    files = {p.name.split("-")[0]: str(p) for p in sorted(Path(config_folder).glob("*.parquet"))}
+    with tempfile.TemporaryDirectory(prefix="semrel-sizes-") as cache:
+        b = datasets.load_dataset_builder("parquet", data_files=files, cache_dir=cache)
+        b.download_and_prepare()
+        return b.info.splits
+
+
+def dataset_card(spec, built: dict, body: str, sizes: dict[str, SplitDict] | None = None
+                 ) -> DatasetCard:
+    """README with metadata: licence, languages, tasks, size and, when the data is written
+    (``sizes``: config -> its split sizes), the configs, features and split sizes
+    (``num_examples``, ``num_bytes``) of every built config."""
     card_data = card_metadata(spec, max(sum(len(ds) for ds in splits.values())
                                         for splits in built.values()))
-    if data:
+    if sizes is not None:
         default = next(iter(built))
         MetadataConfigs({
             config: {
@@ -153,22 +168,15 @@ def dataset_card(spec, built: dict, body: str, *, data: bool = True) -> DatasetC
             }
             for config, splits in built.items()
         }).to_dataset_card_data(card_data)
-        DatasetInfosDict({config: _info(splits) for config, splits in built.items()}
-                         ).to_dataset_card_data(card_data)
+        DatasetInfosDict({
+            config: DatasetInfo(features=next(iter(splits.values())).features,
+                                splits=SplitDict({s: SplitInfo(s, sizes[config][s].num_bytes,
+                                                               sizes[config][s].num_examples)
+                                                  for s in splits}),
+                                dataset_size=sum(sizes[config][s].num_bytes for s in splits))
+            for config, splits in built.items()
+        }).to_dataset_card_data(card_data)
     return DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n{body}")
-
-
-def _info(splits: datasets.DatasetDict) -> DatasetInfo:
-    """Features and split sizes as the builder recorded them (the bytes its Arrow writer wrote,
-    which is what ``load_dataset`` records for the same rows)."""
-    split_dict = SplitDict()
-    for split, ds in splits.items():
-        recorded = ds.info.splits[split] if ds.info.splits and split in ds.info.splits else None
-        split_dict.add(SplitInfo(name=split, num_examples=len(ds),
-                                 num_bytes=recorded.num_bytes if recorded else ds.data.nbytes))
-    first = next(iter(splits.values()))
-    return DatasetInfo(features=first.features, splits=split_dict,
-                       dataset_size=sum(s.num_bytes for s in split_dict.values()))
 
 
 def verify_folder(folder: Path, dataset_id: str, *, mirror=None, data_dir=None,
@@ -188,7 +196,11 @@ def verify_folder(folder: Path, dataset_id: str, *, mirror=None, data_dir=None,
         return [f"{folder}/README.md lists no configs"]
     with tempfile.TemporaryDirectory(prefix="semrel-verify-") as fresh:
         for config in configs:
-            hub = datasets.load_dataset(str(folder), config, cache_dir=cache_dir)
+            try:
+                hub = datasets.load_dataset(str(folder), config, cache_dir=cache_dir)
+            except NonMatchingSplitsSizesError as exc:  # a file changed after the card was written
+                problems.append(f"{config}: the Parquet files do not match the card's split sizes ({exc})")
+                continue
             ref = load(dataset_id, config, mirror=mirror, data_dir=data_dir, cache_dir=fresh)
             if set(hub) != set(ref):
                 problems.append(f"{config}: splits {sorted(hub)} != {sorted(ref)}")

@@ -87,7 +87,7 @@ def _short(hit: str) -> str:
 def scan_parquet(path: Path, regex: str) -> list[str]:
     """Column/field names and string values of a Parquet file that match ``regex``."""
     table = pq.read_table(path)
-    found = [f"field name {name!r} looks like a raw MTurk WorkerId"
+    found = [f"a column/field name looks like a raw MTurk WorkerId ({_short(re.search(regex, name)[0])})"
              for name in _field_names(table.schema) if re.search(regex, name)]
     for name in table.column_names:
         for chunk in table[name].chunks:

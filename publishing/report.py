@@ -192,9 +192,17 @@ def build_report(out: Path, dataset_ids: Iterable[str], metric_names: Iterable[s
     report = Path(out) / "report"
     report.mkdir(parents=True, exist_ok=True)
     images = report / "images"
-    dataset_sections = [dataset_section(d, Path(out) / "hub" / "datasets" / d, images,
-                                        mirror=mirror, data_dir=(data_dirs or {}).get(d),
-                                        cache_dir=cache_dir) for d in dataset_ids]
+    dataset_sections = []
+    for d in dataset_ids:
+        try:
+            dataset_sections.append(dataset_section(
+                d, Path(out) / "hub" / "datasets" / d, images, mirror=mirror,
+                data_dir=(data_dirs or {}).get(d), cache_dir=cache_dir))
+        except (OSError, ValueError) as exc:  # e.g. the upstream file of a failed build
+            note = f"section not rebuilt: {type(exc).__name__}: {exc}"
+            dataset_sections.append(Section(d, "dataset", "stale: section not rebuilt",
+                                            f'<p class="note">{jinja2.filters.escape(note)}</p>',
+                                            Overview(Figure("stale: see the warning above"))))
     metric_sections = [metric_section(Path(out) / "hub" / "spaces" / m) for m in metric_names]
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     page = env.from_string(TEMPLATE.read_text(encoding="utf-8")).render(
