@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from metrics.annotator_agreement.agreement import annotator_agreement
 from metrics.mse_lower_bound.lower_bound import mse_lower_bound
 
 from dataset_scripts.czech_news_sts.builder import CITATION, FREE_ANNOTATIONS, SOURCE, USER_FILES
+from dataset_scripts.czech_news_sts.paper import PAPER_INTER, agreement_of
 
 from ..cards import figure, histograms, install_lines, markdown_table, save, split_statistics
 
@@ -34,9 +34,7 @@ def free_statistics(free) -> str:
     annotations = np.asarray(free["annotations"], dtype=float)
     scores = annotations.mean(axis=1)
     pairs = Counter(zip(free["sentence1"], free["sentence2"]))
-    items = np.repeat(np.arange(len(scores)), annotations.shape[1])
-    agreement = annotator_agreement(items, np.tile(np.arange(annotations.shape[1]), len(scores)),
-                                    annotations.ravel())
+    agreement = agreement_of(annotations)
     rows = [
         ["pairs", f"{len(scores):,}"],
         ["annotations per pair", ", ".join(map(str, sorted(set(map(len, free["annotations"])))))],
@@ -132,10 +130,9 @@ def overview(built, *, mirror=None, cache_dir=None):
 
     annotations = np.asarray(built["free"]["test"]["annotations"], dtype=float)
     n, k = annotations.shape
-    agreement = annotator_agreement(np.repeat(np.arange(n), k), np.tile(np.arange(k), n),
-                                    annotations.ravel())
+    agreement = agreement_of(annotations)
     return Overview(
         Figure(f"{n:,} test pairs × {k} annotations", "python upload.py build --only czech-news-sts"),
-        Figure(f"inter-annotator r {agreement.inter.pearson:.3f} (paper 0.861); MSE ≥ "
+        Figure(f"inter-annotator r {agreement.inter.pearson:.3f} (paper {PAPER_INTER['pearson']}); MSE ≥ "
                f"{mse_lower_bound(annotations).bound:.3f}", "python scripts/reproduce_czech_news.py"),
         Figure("—"), Figure("not run"))
