@@ -171,6 +171,8 @@ def cmd_push(args) -> int:
     """Check every artefact, then push; errors are printed (never the token) and exit 1."""
     from publishing import publish
 
+    if args.only:
+        _selected(args.only)  # a typo: exit 2 with the known names
     try:
         # --model alone pushes only the models; --all (or no --model) adds every dataset and metric
         names = args.only or (publish.known_names() if args.all or not args.model else [])

@@ -138,6 +138,8 @@ def card_metadata(spec, n_examples: int | None = None) -> DatasetCardData:
         meta["license_link"] = getattr(module, "LICENSE_LINK", b.HOMEPAGE)
     if n_examples is not None:
         meta["size_categories"] = [size_category(n_examples)]
+    elif getattr(module, "SIZE_CATEGORY", None):  # not built here (user data): the known size
+        meta["size_categories"] = [module.SIZE_CATEGORY]
     return DatasetCardData(**meta)
 
 

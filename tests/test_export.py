@@ -193,3 +193,21 @@ def test_verify_reads_the_upstream_files_not_the_cache(built, cache_dir, tmp_pat
     run = _cli("verify", "--only", "str-2021", "--out", str(built.folder.parents[2]), "--mirror",
                str(empty), "--cache-dir", str(cache_dir))
     assert run.returncode == 1 and "could not rebuild it from the upstream files" in run.stdout, run
+
+
+def test_publishing_sits_above_and_imports_have_no_side_effects():
+    probe = """
+import sys
+import dataset_scripts, dataset_scripts.registry, dataset_scripts.str_2021.dice
+print(sorted({m.split(".")[0] for m in sys.modules} & {"publishing", "matplotlib"}))
+print([])
+import matplotlib
+backend = matplotlib.rcParams._get("backend")
+import publishing.cards, publishing.report, publishing.publish
+print(matplotlib.rcParams._get("backend") == backend, "matplotlib.pyplot" in sys.modules)
+"""
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    lines = run.stdout.splitlines()
+    assert lines[:2] == ["[]", "[]"], run  # dataset_scripts imports neither publishing nor matplotlib
+    assert lines[2] == "True False", run  # no backend switch, no pyplot

@@ -278,7 +278,8 @@ def test_refused_before_any_upload(out, mirror, tmp_path):
                      mirror=mirror)
         assert result.returncode == 1
         assert "refusing to push, nothing was uploaded" in result.stderr
-        assert "dataset toy-sts: verification failed: default/train: rows differ" in result.stderr
+        assert ("dataset toy-sts: verification failed: default: the Parquet files do not match the "
+                "card's split sizes") in result.stderr
         assert "model leaky-model: README.md: contains what looks like a raw MTurk WorkerId" in result.stderr
         assert "model no-card:" in result.stderr and "model card) is missing" in result.stderr
         assert "A1Z2X3C4V5B6N7" not in result.stderr
