@@ -46,7 +46,8 @@ class BuildResult:
 
 @contextmanager
 def build_lock(out_root: Path, say=print):
-    """Hold ``<out_root>/.build.lock`` (an exclusive ``flock``); a second build waits for it."""
+    """Hold ``<out_root>/.build.lock`` (an exclusive ``flock``); a second build waits for it.
+    Holding it, leftovers of a killed build (``hub/datasets/.<id>.new-*``/``.old-*``) are removed."""
     Path(out_root).mkdir(parents=True, exist_ok=True)
     with open(Path(out_root) / ".build.lock", "w") as handle:
         try:
@@ -54,6 +55,9 @@ def build_lock(out_root: Path, say=print):
         except BlockingIOError:
             say(f"waiting for another build into {out_root} to finish ...")
             fcntl.flock(handle, fcntl.LOCK_EX)
+        for kind in ("new", "old"):
+            for leftover in (Path(out_root) / "hub" / "datasets").glob(f".*.{kind}-*"):
+                shutil.rmtree(leftover, ignore_errors=True)
         try:
             yield
         finally:

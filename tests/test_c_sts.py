@@ -179,4 +179,6 @@ def test_card_and_hub_folder_build_from_user_data(encrypted, tmp_path, monkeypat
     card = (result.folder / "README.md").read_text()
     assert result.card_only and "not to publicly share" in card and "config_name" not in card
     assert not list(result.folder.rglob("*.parquet"))  # decrypted rows stay in the cache
+    from publishing.hub_vocabulary import check_card
+    assert check_card(result.folder / "README.md") == []  # no build-tree path, Hub vocabulary
     assert (result.folder / "images" / "score_hist_by_split.png").is_file()

@@ -371,3 +371,17 @@ def test_dry_run_lists_files_without_token_or_network(out, capsys):
     text = capsys.readouterr().out
     assert f"dataset card  {NS}/str-2021" in text and "    images/score_hist_by_source.png" in text
     assert "    overlap.py" in text and ".parquet" not in text
+
+
+def test_every_built_and_staged_card_passes_the_card_check(out, tmp_path):
+    """Every dataset card (built, and staged card-only), and a model card, against the Hub
+    vocabulary list, install lines and build-tree paths (publishing.hub_vocabulary)."""
+    from publishing.hub_vocabulary import check_card
+
+    cards = sorted((out / "hub" / "datasets").glob("*/README.md"))
+    cards += [publish.stage_card_only(d, out / "hub" / "datasets" / d, tmp_path / d) / "README.md"
+              for d in REGISTRY if not REGISTRY[d].redistributable]
+    assert len(cards) >= 2 * len(REGISTRY) - 2
+    for card in cards:
+        assert check_card(card, "dataset") == [], card
+    assert check_card(out / "models" / "tiny-encoder" / "README.md", "model") == []
