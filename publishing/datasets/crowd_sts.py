@@ -10,7 +10,7 @@ import numpy as np
 
 from dataset_scripts.crowd_sts.builder import AUTHORS_LIST, CITATION, FILTERED, LICENCE, REPO
 from dataset_scripts.crowd_sts.reading import DEFAULT_KEY, KEY_ENV
-from dataset_scripts.crowd_sts.report import frame, report
+from dataset_scripts.crowd_sts.report import frame, paper_study, table1, table2, table3_rows
 from dataset_scripts.crowd_sts.study import worker_count_table
 
 from ..cards import histograms, install_lines, markdown_table, split_statistics
@@ -39,6 +39,15 @@ def _plots(annotations, annotators, image_dir: Path) -> None:
                image_dir / "annotator_label_std.png", xlabel="std of own labels (ddof 1)",
                title="Label spread per annotator", bins=30,
                vlines={"low variance < 1": 1.0})
+
+
+def paper_tables(annotations, annotators, pairs) -> str:
+    """Tables 1-2 and the notes as text, Tables 3-4 as markdown tables (offline measures)."""
+    r = paper_study(annotations, annotators, pairs, minilm=False)
+    tables34 = "\n\n".join(f"**{title}**\n\n{markdown_table(header, rows)}"
+                           for title, header, rows in table3_rows(r.study))
+    return (f"```\n{r.head}\n\n{table1(r.study)}\n\n{table2(r.classes, annotators)}\n\n{r.note}\n```"
+            f"\n\n{tables34}")
 
 
 def card_body(built: dict, image_dir: Path) -> str:
@@ -141,9 +150,7 @@ Pairs per source:
 Pearson r between measures and pair mean labels, ours beside the paper's
 (`python scripts/reproduce_crowd_sts.py` adds MiniLM cosine):
 
-```
-{report(annotations, annotators, pairs, minilm=False)}
-```
+{paper_tables(annotations, annotators, pairs)}
 
 ## Citation
 ```bibtex
@@ -153,23 +160,13 @@ Pearson r between measures and pair mean labels, ours beside the paper's
 
 
 def report_section(built, image_dir: Path, *, mirror=None, cache_dir=None) -> str:
-    """Filters, statistics, plots and the paper's Tables 1-4 (Tables 3-4 as tables)."""
-    from dataset_scripts.crowd_sts.report import ALL, table1, table2, table3_rows
-    from dataset_scripts.crowd_sts.study import (class_study, filter_study, flagged_sets,
-                                                 pair_measures)
-
+    """Filters, plots and the paper's Tables 1-4 (Tables 3-4 as tables)."""
     annotations, annotators = frame(built["annotations"]), frame(built["annotators"])
     pairs = frame(built["pairs"])
     _plots(annotations, annotators, image_dir)
-    measures = pair_measures(pairs, minilm=False)
-    flagged = flagged_sets(annotators, ALL)
-    study = filter_study(annotations, measures, flagged)
-    classes = class_study(annotations, measures, annotators, frozenset().union(*flagged.values()))
-    counts = worker_count_table(annotators, ALL)
+    counts = worker_count_table(annotators, FILTERED["all"])
     filter_rows = [[n, THRESHOLDS[n], int(counts.at[n, "flagged"]),
-                    int(counts.at[n, "also in authors' list"])] for n in ALL]
-    tables34 = "\n\n".join(f"**{title}**\n\n{markdown_table(header, rows)}"
-                           for title, header, rows in table3_rows(study))
+                    int(counts.at[n, "also in authors' list"])] for n in FILTERED["all"]]
     return f"""{len(annotations):,} annotations of {len(pairs):,} English sentence pairs by
 {len(annotators)} MTurk workers (Solomon et al. 2021); card only on the Hub.
 
@@ -180,15 +177,8 @@ def report_section(built, image_dir: Path, *, mirror=None, cache_dir=None) -> st
 ![annotator time](images/annotator_seconds.png)
 ![annotator label spread](images/annotator_label_std.png)
 
-### Paper Tables 1-2 (offline measures; `python scripts/reproduce_crowd_sts.py`)
-```
-{table1(study)}
-
-{table2(classes, annotators)}
-```
-
-### Paper Tables 3-4
-{tables34}
+### Paper Tables 1-4 (offline measures; `python scripts/reproduce_crowd_sts.py`)
+{paper_tables(annotations, annotators, pairs)}
 """
 
 
