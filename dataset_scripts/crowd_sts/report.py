@@ -64,13 +64,13 @@ def table2(classes: pd.DataFrame, annotators: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-TABLE3_TITLE = ("Table {number}. r (ours % change | paper % change) per filter combination "
+TABLE3_TITLE = ("Table {number}. r (ours % change / paper % change) per filter combination "
                 "[1] slow [2] low variance [3] high random [4] disagreeable [5] sentiment")
 
 
 def table3_rows(study) -> list[tuple[str, list[str], list[list[str]]]]:
     """Tables 3 and 4 as (title, header, rows): r per filter combination, each cell
-    ``r (ours % change|paper % change)``; one row per combination, baseline first."""
+    ``r (ours % change / paper % change)``; one row per combination, baseline first."""
     tables = []
     for number, block in zip((3, 4), TABLE3_BLOCKS):
         block = [m for m in block if m in study.r.columns]
@@ -84,8 +84,8 @@ def table3_rows(study) -> list[tuple[str, list[str], list[list[str]]]]:
                     cells.append(f"{r:.3f}")
                     continue
                 paper = TABLE3[key].get(measure)
-                cells.append(f"{r:.3f} ({study.change.at[label, measure]:+5.1f}|"
-                             f"{_num(paper, '{:+5.1f}')})")
+                cells.append(f"{r:.3f} ({study.change.at[label, measure]:+.1f} / "
+                             f"{_num(paper, '{:+.1f}')})")
             rows.append([label, *cells])
         tables.append((TABLE3_TITLE.format(number=number), ["filters", *(MEASURE_NAMES[m] for m in block)],
                        rows))
