@@ -1,103 +1,178 @@
 """Build, verify and publish semrel artefacts.
 
     python upload.py build --all [--mirror DIR] [--data-dir ID=DIR ...]   # -> build/hub/..., build/report/
-    python upload.py verify                                                # reload + compare
+    python upload.py verify                                                # rebuild from upstream + compare
     python upload.py push --namespace NS [--private] [--only NAME ...] [--model PATH ...] [--dry-run]
 
-Datasets go to ``build/hub/datasets/<id>/`` (Parquet + README with YAML configs), metrics to
-``build/hub/spaces/<name>/`` (standalone Space folders). ``push`` publishes them (see
-``dataset_scripts.publish`` for what each artefact sends).
+Datasets go to ``build/hub/datasets/<id>/`` (Parquet + README with YAML configs; C-STS: the card
+only, its rows stay in your datasets cache), metrics to ``build/hub/spaces/<name>/`` (standalone
+Space folders). ``push`` publishes them (see ``publishing.publish`` for what each artefact sends).
+A failed build keeps the previous output of that dataset; concurrent builds into one folder wait.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
-
-import datasets
-
-from dataset_scripts import REGISTRY
-from dataset_scripts import publish
-from dataset_scripts.export import build_dataset, verify_folder
-from dataset_scripts.report import build_report
-from publishing.spaces import SpaceError, build_space, metric_names, verify_space
 
 DEFAULT_OUT = Path("build")
 
 
+class UsageError(Exception):
+    """A mistake on the command line: one line, exit 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line (plus a hint), exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n  (see {self.prog} --help)\n")
+
+
+class Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def _known_datasets() -> list[str]:
+    from dataset_scripts.registry import REGISTRY
+
+    return sorted(REGISTRY)
+
+
+def _metric_names() -> list[str]:
+    from publishing.spaces import metric_names
+
+    return metric_names()
+
+
+def _check_mirror(mirror: str | None) -> None:
+    for part in (mirror or "").split(os.pathsep):
+        if part and not Path(part).expanduser().is_dir():
+            raise UsageError(f"--mirror {part}: no such directory (expected <mirror>/<dataset-id>/<file>)")
+
+
 def _data_dirs(pairs: list[str]) -> dict[str, str]:
-    dirs = {}
+    dirs, known = {}, _known_datasets()
     for pair in pairs:
         dataset_id, sep, path = pair.partition("=")
-        if not sep or dataset_id not in REGISTRY:
-            raise SystemExit(f"--data-dir expects ID=DIR with ID in {sorted(REGISTRY)}, got {pair!r}")
-        dirs[dataset_id] = path
+        if not sep or dataset_id not in known:
+            raise UsageError(f"--data-dir expects ID=DIR with ID one of {', '.join(known)}; got {pair!r}")
+        if not Path(path).expanduser().is_dir():
+            raise UsageError(f"--data-dir {dataset_id}={path}: no such directory (the folder with "
+                             f"the files the authors give you)")
+        dirs[dataset_id] = str(Path(path).expanduser())
     return dirs
 
 
 def _selected(only: list[str] | None) -> tuple[list[str], list[str]]:
     """(datasets, metrics) named by --only; all of both without it."""
-    known = sorted(REGISTRY) + metric_names()
-    unknown = sorted(set(only or []) - set(known))
+    datasets, metrics = _known_datasets(), _metric_names()
+    unknown = [n for n in only or [] if n not in datasets + metrics]
     if unknown:
-        raise SystemExit(f"unknown dataset or metric name(s) {unknown}; known: {known}")
-    names = list(only) if only else known
-    return [n for n in names if n in REGISTRY], [n for n in names if n not in REGISTRY]
+        raise UsageError(f"unknown name(s) {', '.join(unknown)}; datasets: {', '.join(datasets)}; "
+                         f"metrics: {', '.join(metrics)}")
+    names = list(only) if only else datasets + metrics
+    return [n for n in names if n in datasets], [n for n in names if n in metrics]
 
 
 def cmd_build(args) -> int:
+    import datasets
+
+    from publishing.export import build_dataset, build_lock
+    from publishing.report import build_report
+    from publishing.spaces import build_space
+
     datasets.disable_progress_bars()  # one summary line per split instead of a bar per file
     data_dirs = _data_dirs(args.data_dir)
     hub = args.out / "hub"
     dataset_ids, metrics = _selected(args.only)
-    print(f"{'dataset':<16} {'config':<28} {'split':<10} {'rows':>7}")
-    for dataset_id in dataset_ids:
-        result = build_dataset(dataset_id, hub, mirror=args.mirror,
-                               data_dir=data_dirs.get(dataset_id), cache_dir=args.cache_dir)
-        for config, splits in result.rows.items():
-            for split, rows in splits.items():
-                print(f"{dataset_id:<16} {config:<28} {split:<10} {rows:>7,}")
-        for config, reason in result.skipped.items():
-            print(f"{dataset_id:<16} {config:<28} skipped: {reason}")
-        where = result.folder if result.rows else "(nothing built)"
-        print(f"-> {dataset_id}: {len(result.rows)} config(s) in {where}")
-    for name in metrics:
-        space = build_space(name, hub)
-        extra = "".join(f"; {link}" for link in space.linked)
-        print(f"-> metric {name}: Space in {space.folder}{extra}")
-    if not args.no_report:
-        page = build_report(args.out, dataset_ids, metrics, mirror=args.mirror,
-                            cache_dir=args.cache_dir)
-        print(f"-> reliability report: {page}")
-    return 0
+    failed: dict[str, str] = {}
+    with build_lock(args.out):
+        print(f"{'dataset':<16} {'config':<28} {'split':<10} {'rows':>7}")
+        for dataset_id in dataset_ids:
+            try:
+                result = build_dataset(dataset_id, hub, mirror=args.mirror,
+                                       data_dir=data_dirs.get(dataset_id), cache_dir=args.cache_dir)
+            except (OSError, ValueError) as exc:  # DataValidationError, SourceError, ...
+                folder = hub / "datasets" / dataset_id
+                kept = (f"kept the previous output in {folder}" if (folder / "README.md").is_file()
+                        else "no previous output")
+                failed[dataset_id] = f"{type(exc).__name__}: {exc}"
+                print(f"-> {dataset_id}: FAILED ({failed[dataset_id]}); {kept}", file=sys.stderr)
+                continue
+            for config, splits in result.rows.items():
+                for split, rows in splits.items():
+                    print(f"{dataset_id:<16} {config:<28} {split:<10} {rows:>7,}")
+            for config, reason in result.skipped.items():
+                print(f"{dataset_id:<16} {config:<28} skipped: {reason}")
+            what = ("the card only (its rows stay in your datasets cache)" if result.card_only
+                    else f"{len(result.rows)} config(s)")
+            print(f"-> {dataset_id}: " + (f"{what} in {result.folder}" if result.rows
+                                          else "nothing built"))
+        for name in metrics:
+            space = build_space(name, hub)
+            extra = "".join(f"; {link}" for link in space.linked)
+            print(f"-> metric {name}: Space in {space.folder}{extra}")
+        if not args.no_report:
+            page = build_report(args.out, dataset_ids, metrics, mirror=args.mirror,
+                                data_dirs=data_dirs, cache_dir=args.cache_dir, stale=failed)
+            print(f"-> reliability report: {page}" + (f" (marks {', '.join(failed)} stale)"
+                                                       if failed else ""))
+    if failed:
+        print(f"build FAILED for {', '.join(failed)}: previous outputs kept", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def cmd_verify(args) -> int:
+    from publishing.export import is_card_only, verify_folder
+    from publishing.spaces import SpaceError, verify_space
+
     data_dirs = _data_dirs(args.data_dir)
-    failed = 0
+    failed = checked = 0
     dataset_ids, metrics = _selected(args.only)
     for dataset_id in dataset_ids:
         folder = args.out / "hub" / "datasets" / dataset_id
         if not (folder / "README.md").is_file():
             print(f"{dataset_id}: not built ({folder})")
             continue
-        problems = verify_folder(folder, dataset_id, mirror=args.mirror,
-                                 data_dir=data_dirs.get(dataset_id), cache_dir=args.cache_dir)
+        checked += 1
+        if is_card_only(folder):
+            print(f"{dataset_id}: card only (its rows stay in the datasets cache): nothing to reload")
+            continue
+        try:
+            problems = verify_folder(folder, dataset_id, mirror=args.mirror,
+                                     data_dir=data_dirs.get(dataset_id), cache_dir=args.cache_dir)
+        except (OSError, ValueError) as exc:  # upstream file missing or changed, bad rows
+            problems = [f"could not rebuild it from the upstream files: {type(exc).__name__}: {exc}"]
         failed += bool(problems)
-        print(f"{dataset_id}: " + ("verified" if not problems else "FAILED\n  " + "\n  ".join(problems)))
+        print(f"{dataset_id}: " + ("verified against the upstream files" if not problems
+                                   else "FAILED\n  " + "\n  ".join(problems)))
     for name in metrics:
         folder = args.out / "hub" / "spaces" / name
+        if not folder.is_dir():
+            print(f"metric {name}: not built")
+            continue
+        checked += 1
         try:
-            verdict = verify_space(folder) if folder.is_dir() else None
+            verdict = verify_space(folder)
         except SpaceError as err:
             verdict, failed = f"FAILED\n  {err}", failed + 1
-        print(f"metric {name}: " + ("not built" if verdict is None else verdict))
+        print(f"metric {name}: {verdict}")
+    if not checked:
+        print(f"error: nothing is built in {args.out / 'hub'}: run `upload.py build` first",
+              file=sys.stderr)
+        return 1
     return 1 if failed else 0
 
 
 def cmd_push(args) -> int:
     """Check every artefact, then push; errors are printed (never the token) and exit 1."""
+    from publishing import publish
+
+    if args.only:
+        _selected(args.only)  # a typo: exit 2 with the known names
     try:
         # --model alone pushes only the models; --all (or no --model) adds every dataset and metric
         names = args.only or (publish.known_names() if args.all or not args.model else [])
@@ -122,21 +197,22 @@ def cmd_push(args) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command", required=True)
-    for name, func, help_ in (("build", cmd_build, "build datasets and metric Spaces into build/hub"),
-                              ("verify", cmd_verify, "reload built folders and compare"),
+    p = Parser(prog="upload.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for name, func, help_ in (("build", cmd_build, "build datasets, metric Spaces and the report"),
+                              ("verify", cmd_verify, "rebuild from the upstream files and compare"),
                               ("push", cmd_push, "publish built datasets, Spaces and models")):
-        s = sub.add_parser(name, help=help_)
+        s = sub.add_parser(name, help=help_, formatter_class=Help, description=help_)
         s.set_defaults(func=func)
         s.add_argument("--all", action="store_true", help="every dataset and metric (the default)")
         s.add_argument("--only", nargs="+", metavar="NAME", help="only these datasets/metrics")
         s.add_argument("--mirror", default=None,
-                       help="mirror directory (<mirror>/<dataset-id>/<file>); default $SEMREL_MIRROR")
+                       help="mirror directory (<mirror>/<dataset-id>/<file>); None: $SEMREL_MIRROR, "
+                            "else download")
         s.add_argument("--data-dir", action="append", default=[], metavar="ID=DIR",
                        help="user-supplied files of a dataset (C-STS, Czech train/dep)")
-        s.add_argument("--out", type=Path, default=DEFAULT_OUT)
-        s.add_argument("--cache-dir", default=None, help="datasets cache directory")
+        s.add_argument("--out", type=Path, default=DEFAULT_OUT, help="build folder")
+        s.add_argument("--cache-dir", default=None, help="datasets cache directory (None: HF default)")
         if name == "build":
             s.add_argument("--no-report", action="store_true",
                            help="skip the reliability report (build/report/index.html)")
@@ -152,7 +228,12 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
-    return args.func(args)
+    try:
+        _check_mirror(args.mirror)
+        return args.func(args)
+    except UsageError as exc:
+        print(f"upload.py {args.command}: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -16,12 +16,8 @@ import argparse
 import numpy as np
 
 from dataset_scripts import load
-from metrics.annotator_agreement.agreement import annotator_agreement
+from dataset_scripts.czech_news_sts.paper import PAPER_BOUND, PAPER_INTER, PAPER_TABLE2_FREE, agreement_of
 from metrics.mse_lower_bound.lower_bound import mse_lower_bound
-
-PAPER_INTER = {"pearson": 0.861, "spearman": 0.840, "rmse": 1.017, "mse": 1.035}  # Table 1
-PAPER_BOUND = 0.1731  # §6 and §10
-PAPER_TABLE2_FREE = (2.66, 1.78)  # Table 2 "test free": mean, "variance"
 
 EXPLANATION = """\
 Why the numbers differ
@@ -40,12 +36,6 @@ Why the numbers differ
   dep file. The per-pair formula itself is the paper's, and is verified in tests.
 - Table 2's "variance" of the test free scores (1.78) is their standard deviation ({std:.3f};
   variance {var:.3f})."""
-
-
-def agreement_of(annotations: list[list[int]]):
-    items = np.repeat(np.arange(len(annotations)), [len(a) for a in annotations])
-    annotators = np.concatenate([np.arange(len(a)) for a in annotations])  # positions, not ids
-    return annotator_agreement(items, annotators, np.concatenate(annotations).astype(float))
 
 
 def report(name: str, annotations: list[list[int]]) -> None:

@@ -1,8 +1,5 @@
-"""Reproduce the STR-2021 lexical-overlap (Dice) baseline: paper Table 5 row 1 and Table 6 column 1.
-
-Protocol (paper §6): Dice needs no training, but to compare with trained models it is evaluated on
-each of the 5 CV test folds separately and the Spearman correlations are averaged; per source, the
-correlation is taken over the fold's pairs of that source.
+"""Reproduce the STR-2021 lexical-overlap (Dice) baseline: paper Table 5 row 1 and Table 6 column 1
+(computed by :mod:`dataset_scripts.str_2021.dice`; this script parses arguments and prints).
 
     python scripts/reproduce_str_dice.py [--mirror DIR] [--cache-dir DIR]
 """
@@ -12,31 +9,8 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from scipy import stats
 
-from dataset_scripts import load
-from dataset_scripts.str_2021.builder import N_FOLDS
-from metrics.lexical_overlap.overlap import dice
-
-PAPER_OVERALL = 0.57  # Table 5, row 1
-PAPER_PER_SOURCE = {  # Table 6, Dice CV column (paper names Wikipedia "Wiki")
-    "STS": 0.60, "SNLI": 0.53, "Stance": 0.20, "Goodreads": 0.44, "Wikipedia": 0.48,
-    "Formality": 0.69, "ParaNMT": 0.44,
-}
-
-
-def fold_correlations(mirror=None, cache_dir=None) -> tuple[list[float], dict[str, list[float]]]:
-    overall, per_source = [], {s: [] for s in PAPER_PER_SOURCE}
-    for fold in range(N_FOLDS):
-        test = load("str-2021", f"cv-fold-{fold}", mirror=mirror, cache_dir=cache_dir)["test"]
-        pred = dice(test["sentence1"], test["sentence2"])
-        gold = np.asarray(test["score"], dtype=float)
-        sources = np.asarray(test["source"])
-        overall.append(stats.spearmanr(pred, gold).statistic)
-        for source in per_source:
-            mask = sources == source
-            per_source[source].append(stats.spearmanr(pred[mask], gold[mask]).statistic)
-    return overall, per_source
+from dataset_scripts.str_2021.dice import PAPER_OVERALL, PAPER_PER_SOURCE, fold_correlations
 
 
 def main(argv=None) -> None:

@@ -175,7 +175,7 @@ def test_c_sts_is_registered_and_never_published():
 
 
 def test_card_and_hub_folder_build_from_user_data(encrypted, tmp_path, monkeypatch):
-    from dataset_scripts.export import build_dataset
+    from publishing.export import build_dataset
 
     monkeypatch.setenv("CSTS_PASSWORD", PASSWORD)  # how upload.py build gets the password
     result = build_dataset("c-sts", tmp_path / "hub", data_dir=encrypted,
@@ -183,5 +183,8 @@ def test_card_and_hub_folder_build_from_user_data(encrypted, tmp_path, monkeypat
     assert result.rows == {"default": {"train": 4, "validation": 2, "test": 2},
                            "pairs": {"train": 2, "validation": 1, "test": 1}}
     card = (result.folder / "README.md").read_text()
-    assert "config_name: pairs" in card and "not to publicly share" in card
+    assert result.card_only and "not to publicly share" in card and "config_name" not in card
+    assert not list(result.folder.rglob("*.parquet"))  # decrypted rows stay in the cache
+    from publishing.hub_vocabulary import check_card
+    assert check_card(result.folder / "README.md") == []  # no build-tree path, Hub vocabulary
     assert (result.folder / "images" / "score_hist_by_split.png").is_file()

@@ -15,7 +15,7 @@ from dataset_scripts.crowd_sts.filters import PAPER_NUMBER, run_filters
 from dataset_scripts.crowd_sts.report import frame
 from dataset_scripts.crowd_sts.study import filter_study, flagged_sets, pair_measures
 from dataset_scripts.crowd_sts.tables import aggregate_pairs
-from dataset_scripts.export import build_dataset
+from publishing.export import build_dataset
 from scripts import reproduce_crowd_sts
 
 MTURK_ID = re.compile(r"\bA[A-Z0-9]{8,20}\b")

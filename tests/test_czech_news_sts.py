@@ -245,7 +245,7 @@ def test_export_with_user_files_writes_card_plots_and_verifies(mirror, cache_dir
                                                                tmp_path_factory):
     from huggingface_hub import DatasetCard
 
-    from dataset_scripts.export import build_dataset, verify_folder
+    from publishing.export import build_dataset, verify_folder
 
     out = tmp_path_factory.mktemp("czech_hub")
     result = build_dataset("czech-news-sts", out, mirror=mirror, data_dir=user_dir,

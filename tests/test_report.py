@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import tempfile
@@ -14,12 +15,12 @@ from matplotlib import image as mpimg
 
 import toy_dataset
 from dataset_scripts import REGISTRY
-from dataset_scripts.export import build_dataset
-from dataset_scripts.report import build_report, dataset_section, report_hook
+from publishing.export import build_dataset
+from publishing.report import FOLD_ROWS, build_report, dataset_section, render, report_hook
 from publishing.spaces import build_space, metric_names
 from metrics.bws_scores.readers import read_semeval_2024
 from metrics.split_half_reliability.split_half import split_half_bws
-from scripts.reproduce_str_dice import PAPER_PER_SOURCE, fold_correlations
+from dataset_scripts.str_2021.dice import PAPER_PER_SOURCE, fold_correlations
 
 
 class Page(HTMLParser):
@@ -82,9 +83,14 @@ def test_every_dataset_and_metric_has_a_linked_section(report):
     assert set(page.sections) == expected
     assert set(page.links) == expected - {"overview"}
     overview = {row[0]: row for section, row in page.rows if section == "overview"}
-    assert overview["str-2021"][1:] == ["dataset",
-                                        "13 config(s); card only (licence forbids redistribution)"]
-    assert overview["lexical_overlap"][1] == "metric"
+    assert overview["dataset"] == ["dataset", "size", "reliability", "baseline", "best fine-tuned"]
+    size, reliability, baseline, fine_tuned = overview["str-2021"][1:]
+    assert size == "5,500 pairspython upload.py build --only str-2021"
+    assert reliability.startswith("SHR 0.84 (paper §4")
+    assert baseline.startswith("Dice ρ 0.5") and baseline.endswith("python scripts/reproduce_str_dice.py")
+    assert "python -m trainers cv --dataset str-2021" in fine_tuned
+    assert overview["toy-sts"][1] == "32 rowspython upload.py build --only toy-sts"
+    assert set(overview) == {"dataset", "str-2021", "toy-sts", *(set(REGISTRY) - {"str-2021"})}
 
 
 def test_images_exist_beside_the_page(report):
@@ -128,17 +134,73 @@ def test_unbuilt_dataset_gets_a_note(tmp_path):
     assert section.summary == "not built: not built in this run" and "Not built" in section.html
 
 
-def test_report_renders_in_headless_chromium(report, tmp_path):
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+def test_sections_fold_and_no_card_is_pasted_whole(report, tmp_path):
+    html = report.read_text(encoding="utf-8")
+    assert html.count('<details class="section">') == html.count("<section id=") - 1  # not overview
+    assert "<details open" not in html
+    assert "## Citation" not in html and "@inproceedings" not in html  # cards stay in the repos
+    long = "| a | b |\n|---|---|\n" + "".join(f"| {i} | x |\n" for i in range(FOLD_ROWS + 1))
+    assert render(long, "images").startswith(f"<details><summary>table, {FOLD_ROWS + 1} rows")
+    assert render(long.rsplit("|", 4)[0].rsplit("\n", 1)[0], "images").startswith("<table>")
+
+
+def _browser():
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--hide-scrollbars")
+
+
+def _screenshot(page: Path, tmp_path: Path, height: int) -> np.ndarray:
     shot = tmp_path / "report.png"
-    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                    "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                    "--disable-sync", f"--user-data-dir={tempfile.mkdtemp()}", f"--screenshot={shot}",
-                    "--window-size=1280,3000", report.resolve().as_uri()],
+    subprocess.run([_browser(), *CHROMIUM_FLAGS, f"--user-data-dir={tempfile.mkdtemp()}",
+                    f"--screenshot={shot}", f"--window-size=1280,{height}", page.resolve().as_uri()],
                    capture_output=True, timeout=120, check=True)
-    pixels = mpimg.imread(shot)
-    assert pixels.shape[:2] == (3000, 1280)
-    ink = (pixels[..., :3].mean(axis=2) < 0.9).mean()  # share of non-white pixels
+    return mpimg.imread(shot)
+
+
+MEASURE = """<script>
+window.addEventListener("load", () => {  // after the images: their size is part of the layout
+  document.body.dataset.height = document.documentElement.scrollHeight;
+  document.body.dataset.overview = document.getElementById("overview").getBoundingClientRect().bottom;
+});
+</script></body>"""
+
+
+def _measure(report: Path, html: str) -> tuple[float, float]:
+    """(page height, overview bottom) in px as Chromium lays ``html`` out at 1280 x 800."""
+    measured = report.with_name("measure.html")
+    measured.write_text(html.replace("</body>", MEASURE), encoding="utf-8")
+    dom = subprocess.run([_browser(), *CHROMIUM_FLAGS, f"--user-data-dir={tempfile.mkdtemp()}",
+                          "--window-size=1280,800", "--virtual-time-budget=10000", "--dump-dom",
+                          measured.resolve().as_uri()],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    return (float(re.search(r'data-height="([\d.]+)"', dom)[1]),
+            float(re.search(r'data-overview="([\d.]+)"', dom)[1]))
+
+
+def test_report_renders_folded_within_the_first_screen(report):
+    """Rendered at 1280 x 800 with every section folded: the page height and the overview's
+    bottom edge, read back from the DOM Chromium laid out (a copy of the page with a measuring
+    script, beside it so its images load)."""
+    if _browser() is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium; .ci/run installs it)")
+    height, overview = _measure(report, report.read_text(encoding="utf-8"))
+    print(f"report at 1280 px, everything folded: page {height:.0f} px, overview ends at {overview:.0f} px")
+    assert overview <= 800  # the overview fits the first screen
+    assert height <= 1000  # and the folded page is little more than one screen
+
+
+def test_report_renders_open_sections_in_headless_chromium(report, tmp_path):
+    if _browser() is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium; .ci/run installs it)")
+    opened = report.read_text(encoding="utf-8").replace("<details", "<details open")
+    height, _ = _measure(report, opened)
+    print(f"report at 1280 px, everything open: page {height:.0f} px")
+    assert height > 3000  # the folded sections hold the tables and plots
+    report.with_name("opened.html").write_text(opened, encoding="utf-8")
+    pixels = _screenshot(report.with_name("opened.html"), tmp_path, 3000)
+    ink = (pixels[..., :3].mean(axis=2) < 0.9).mean()
     assert ink > 0.05  # text, tables and plots drew (a blank or failed page is white)

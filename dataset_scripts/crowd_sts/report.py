@@ -6,6 +6,8 @@ Used by ``scripts/reproduce_crowd_sts.py`` and the dataset card. Inputs are the 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
 from .builder import FILTERED
@@ -62,14 +64,17 @@ def table2(classes: pd.DataFrame, annotators: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def table3(study) -> str:
-    out = []
+TABLE3_TITLE = ("Table {number}. r (ours % change / paper % change) per filter combination "
+                "[1] slow [2] low variance [3] high random [4] disagreeable [5] sentiment")
+
+
+def table3_rows(study) -> list[tuple[str, list[str], list[list[str]]]]:
+    """Tables 3 and 4 as (title, header, rows): r per filter combination, each cell
+    ``r (ours % change / paper % change)``; one row per combination, baseline first."""
+    tables = []
     for number, block in zip((3, 4), TABLE3_BLOCKS):
         block = [m for m in block if m in study.r.columns]
-        head = "".join(f" {MEASURE_NAMES[m]:>24}" for m in block)
-        lines = [f"Table {number}. r (ours % change | paper % change) per filter combination "
-                 "[1] slow [2] low variance [3] high random [4] disagreeable [5] sentiment",
-                 f"{'filters':<16}{head}"]
+        rows = []
         for label in study.r.index:
             key = None if label == "baseline" else tuple(int(x) for x in label[1:-1].split(", "))
             cells = []
@@ -79,15 +84,36 @@ def table3(study) -> str:
                     cells.append(f"{r:.3f}")
                     continue
                 paper = TABLE3[key].get(measure)
-                cells.append(f"{r:.3f} ({study.change.at[label, measure]:+5.1f}|"
-                             f"{_num(paper, '{:+5.1f}')})")
-            lines.append(f"{label:<16}" + "".join(f" {c:>24}" for c in cells))
+                cells.append(f"{r:.3f} ({study.change.at[label, measure]:+.1f} / "
+                             f"{_num(paper, '{:+.1f}')})")
+            rows.append([label, *cells])
+        tables.append((TABLE3_TITLE.format(number=number), ["filters", *(MEASURE_NAMES[m] for m in block)],
+                       rows))
+    return tables
+
+
+def table3(study) -> str:
+    out = []
+    for title, header, rows in table3_rows(study):
+        lines = [title, f"{header[0]:<16}" + "".join(f" {h:>24}" for h in header[1:])]
+        lines += [f"{row[0]:<16}" + "".join(f" {c:>24}" for c in row[1:]) for row in rows]
         out.append("\n".join(lines))
     return "\n\n".join(out)
 
 
-def report(annotations: pd.DataFrame, annotators: pd.DataFrame, pairs: pd.DataFrame, *,
-           minilm: bool | None = None) -> str:
+@dataclass(frozen=True)
+class PaperStudyResult:
+    """The paper's study on the built configs: the per-filter study, the radical/centrist study,
+    the flagged-worker summary (text) and the notes on filters 4 and 5 (text)."""
+
+    study: object
+    classes: pd.DataFrame
+    head: str
+    note: str
+
+
+def paper_study(annotations: pd.DataFrame, annotators: pd.DataFrame, pairs: pd.DataFrame, *,
+                minilm: bool | None = None) -> PaperStudyResult:
     measures = pair_measures(pairs, minilm=minilm)
     flagged = flagged_sets(annotators, ALL)
     study = filter_study(annotations, measures, flagged)
@@ -102,8 +128,15 @@ def report(annotations: pd.DataFrame, annotators: pd.DataFrame, pairs: pd.DataFr
             f"\nFilter 5 flagged {len(flagged['sentiment'])} workers with the build's sentiment "
             "scorer (default VADER); the paper's transformers pipeline (not available offline) "
             "flagged enough to cost about 9% on its own.")
-    return "\n\n".join([
-        f"crowd-sts: {len(annotations):,} annotations, {len(pairs):,} pairs, "
-        f"{len(annotators)} workers\n\nFlagged workers per filter (the authors' list has "
-        f"{authors}):\n{counts.to_string(float_format=lambda v: f'{v:.3f}')}",
-        table1(study), table2(classes, annotators), table3(study), note])
+    head = (f"crowd-sts: {len(annotations):,} annotations, {len(pairs):,} pairs, "
+            f"{len(annotators)} workers\n\nFlagged workers per filter (the authors' list has "
+            f"{authors}):\n{counts.to_string(float_format=lambda v: f'{v:.3f}')}")
+    return PaperStudyResult(study, classes, head, note)
+
+
+def report(annotations: pd.DataFrame, annotators: pd.DataFrame, pairs: pd.DataFrame, *,
+           minilm: bool | None = None) -> str:
+    """Tables 1-4 as text, ours beside the paper's (``scripts/reproduce_crowd_sts.py``)."""
+    r = paper_study(annotations, annotators, pairs, minilm=minilm)
+    return "\n\n".join([r.head, table1(r.study), table2(r.classes, annotators), table3(r.study),
+                        r.note])

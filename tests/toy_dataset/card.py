@@ -1,4 +1,4 @@
-from dataset_scripts.cards import histograms, split_statistics
+from publishing.cards import histograms, split_statistics
 
 
 def card_body(built, image_dir):

@@ -1,4 +1,8 @@
-"""Card body of c-sts: description, access and licence, configs, statistics, score histograms."""
+"""Card body of c-sts: description, access and licence, configs, statistics, score histograms.
+
+The rows are decrypted with the user's password and never leave the local ``datasets`` cache:
+``upload.py build`` writes this card alone (``CARD_ONLY``), no Parquet.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cards import histograms, split_statistics
-from .builder import CITATION, ENCRYPTED_NAME, PASSWORD_ENV, SOURCE, SPLIT_FILES
+from dataset_scripts.c_sts.builder import CITATION, ENCRYPTED_NAME, PASSWORD_ENV, SOURCE, SPLIT_FILES
+
+from ..cards import histograms, install_lines, split_statistics
+
+CARD_ONLY = True
+LICENSE_NAME = "c-sts-terms"  # password from the authors; no public redistribution
+LICENSE_LINK = SOURCE.licence_url
+SIZE_CATEGORY = "10K<n<100K"  # for the card of an unbuilt C-STS: the test split alone has 4,732 rows
 
 
 def card_body(built: dict, image_dir: Path) -> str:
@@ -30,6 +40,9 @@ hidden (−1 upstream, null here) and scored by the authors' server from a JSON 
 **Access and licence.** {SOURCE.licence} The release is the encrypted `{ENCRYPTED_NAME}`
 ({SOURCE.url}); this card is published without the data. Build it locally:
 
+```bash
+{install_lines()}
+```
 ```python
 from dataset_scripts import load
 load("c-sts", data_dir="DIR", password="...")   # DIR holds {ENCRYPTED_NAME}; or ${PASSWORD_ENV}

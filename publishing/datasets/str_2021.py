@@ -1,4 +1,5 @@
-"""STR-2021 in the reliability report: score distributions, the Dice baseline per source, SHR.
+"""STR-2021 card body (description, licence, configs, statistics, score histograms = Figure 1) and
+its report section (score distributions, the Dice baseline per source, SHR).
 
 Split-half reliability of the STR-2021 scores cannot be recomputed: the raw Best-Worst Scaling
 annotations (``mturk_data/bws_annotations.csv``) are not public, so the paper's value (0.84,
@@ -13,17 +14,74 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cards import grouped_bars, histograms, markdown_table
-from ..sources import mirror_dirs
+from dataset_scripts.sources import mirror_dirs
+from dataset_scripts.str_2021.builder import CITATION, SOURCE
+from dataset_scripts.str_2021.dice import PAPER_OVERALL, PAPER_PER_SOURCE, fold_correlations
+
+from ..cards import grouped_bars, histograms, install_lines, markdown_table, split_statistics
+
+LICENSE_NAME = "str-2021-research-use"  # research use only, no redistribution (SOURCE.licence)
+LICENSE_LINK = SOURCE.licence_url
 
 PAPER_SHR = 0.84  # paper §4, 1,000 random half splits
 SEMEVAL_DIR = "semrel-2024/BWS_annotations"
 SHR_TRIALS, SHR_SEED = 1000, 0
+FINE_TUNED_SPEARMAN = 0.8437  # README "STR-2021 5-fold": MiniLM bi-encoder, 4 epochs, mean of 5 folds
+
+
+def card_body(built: dict, image_dir: Path) -> str:
+    full = built["default"]["train"]
+    sources = np.asarray(full["source"])
+    scores = np.asarray(full["score"], dtype=float)
+    groups = {"all": scores, **{s: scores[sources == s] for s in sorted(set(sources))}}
+    histograms(groups, image_dir / "score_hist_by_source.png", xlabel="relatedness score",
+               title="STR-2021 score distribution per source (paper Figure 1)",
+               bins=20, value_range=(0, 1))
+    subsets = np.asarray(full["subset"])
+    subset_rows = [[s, (subsets == s).sum(), float(scores[subsets == s].mean())]
+                   for s in sorted(set(subsets))]
+    return f"""# STR-2021 — Semantic Textual Relatedness
+
+5,500 English sentence pairs annotated for **semantic relatedness** (not only similarity) with
+Best-Worst Scaling: annotators saw 4 pairs at a time and picked the most and least related; a
+pair's score is ((#best − #worst) / #appearances + 1) / 2 in [0, 1] (`score`, rounded to the
+published 3 decimals); `bws_score` = 2·score − 1 is the raw counting score in [−1, 1].
+Split-half reliability of the scores: 0.84 (paper §4).
+
+**Licence and redistribution.** {SOURCE.licence} This card is published without the data:
+build the dataset yourself from the upstream file ({SOURCE.url}, sha256 `{SOURCE.sha256}`):
+
+```bash
+{install_lines()}
+python upload.py build --only str-2021          # or: SEMREL_MIRROR=/path/to/mirror ...
+python -c "from dataset_scripts import load; print(load('str-2021', 'cv-fold-0'))"
+```
+
+## Configs
+- `default`: all 5,500 pairs (split `train`).
+- `cv-fold-0` … `cv-fold-4`: 5-fold cross-validation stratified by subset (paper §6); fold
+  membership is a function of a hash of `pair_id`, independent of row order.
+- `lodo-<source>`: leave-one-source-out (paper Table 6 "LOOut"): test = that source.
+
+Columns: `pair_id`, `source`, `subset`, `sentence1`, `sentence2`, `score` (float32), `bws_score`.
+
+## Statistics
+{split_statistics(built)}
+
+Pairs per subset (`_pp` paraphrase pairs, `_r` random pairs with lexical overlap):
+
+{markdown_table(["subset", "pairs", "mean score"], subset_rows)}
+
+![score histograms](images/score_hist_by_source.png)
+
+## Citation
+```bibtex
+{CITATION}
+```
+"""
 
 
 def report_section(built, image_dir: Path, *, mirror=None, cache_dir=None) -> str:
-    from scripts.reproduce_str_dice import PAPER_OVERALL, PAPER_PER_SOURCE, fold_correlations
-
     full = built["default"]["train"]
     sources = np.asarray(full["source"])
     scores = np.asarray(full["score"], dtype=float)
@@ -106,3 +164,18 @@ left out of that trial's correlation.
 def _describe(values: np.ndarray) -> list[float]:
     return [float(values.mean()), float(values.std(ddof=1)), float(np.median(values)),
             float((values > 0.5).mean())]
+
+
+def overview(built, *, mirror=None, cache_dir=None):
+    """Size; the paper's SHR; the Dice baseline (recomputed); the measured fine-tuned figure."""
+    from ..report import Figure, Overview
+
+    overall, _ = fold_correlations(mirror, cache_dir)
+    return Overview(
+        Figure(f"{len(built['default']['train']):,} pairs", "python upload.py build --only str-2021"),
+        Figure(f"SHR {PAPER_SHR:.2f} (paper §4; raw annotations not public)"),
+        Figure(f"Dice ρ {np.mean(overall):.3f} (paper {PAPER_OVERALL:.2f}), 5-fold mean",
+               "python scripts/reproduce_str_dice.py"),
+        Figure(f"MiniLM bi-encoder ρ {FINE_TUNED_SPEARMAN:.3f}, 5-fold mean (measured once, README)",
+               "python -m trainers cv --dataset str-2021 --family cv --encoder bi --model minilm "
+               "--output runs/str-bi"))

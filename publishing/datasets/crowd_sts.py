@@ -8,11 +8,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cards import histograms, markdown_table, split_statistics
-from .builder import AUTHORS_LIST, CITATION, FILTERED, LICENCE, REPO
-from .reading import DEFAULT_KEY, KEY_ENV
-from .report import frame, report
-from .study import worker_count_table
+from dataset_scripts.crowd_sts.builder import AUTHORS_LIST, CITATION, FILTERED, LICENCE, REPO
+from dataset_scripts.crowd_sts.reading import DEFAULT_KEY, KEY_ENV
+from dataset_scripts.crowd_sts.report import frame, paper_study, table1, table2, table3_rows
+from dataset_scripts.crowd_sts.study import worker_count_table
+
+from ..cards import histograms, install_lines, markdown_table, split_statistics
 
 THRESHOLDS = {"slow": "mean WorkTimeInSeconds > 300",
               "low_variance": "std (ddof 1) of all own labels < 1",
@@ -38,6 +39,15 @@ def _plots(annotations, annotators, image_dir: Path) -> None:
                image_dir / "annotator_label_std.png", xlabel="std of own labels (ddof 1)",
                title="Label spread per annotator", bins=30,
                vlines={"low variance < 1": 1.0})
+
+
+def paper_tables(annotations, annotators, pairs) -> str:
+    """Tables 1-2 and the notes as text, Tables 3-4 as markdown tables (offline measures)."""
+    r = paper_study(annotations, annotators, pairs, minilm=False)
+    tables34 = "\n\n".join(f"**{title}**\n\n{markdown_table(header, rows)}"
+                           for title, header, rows in table3_rows(r.study))
+    return (f"```\n{r.head}\n\n{table1(r.study)}\n\n{table2(r.classes, annotators)}\n\n{r.note}\n```"
+            f"\n\n{tables34}")
 
 
 def card_body(built: dict, image_dir: Path) -> str:
@@ -91,6 +101,7 @@ moves metric–human correlations by up to ~10 points. Every pair has 3 annotati
 yourself from the upstream files ({REPO}, `data/raw_data/*.csv`, sha256-checked):
 
 ```bash
+{install_lines("crowd")}
 python upload.py build --only crowd-sts        # or: SEMREL_MIRROR=/path/to/mirror ...
 python -c "from dataset_scripts import load; print(load('crowd-sts', 'pairs-filtered-low-variance-high-random'))"
 ```
@@ -139,12 +150,56 @@ Pairs per source:
 Pearson r between measures and pair mean labels, ours beside the paper's
 (`python scripts/reproduce_crowd_sts.py` adds MiniLM cosine):
 
-```
-{report(annotations, annotators, pairs, minilm=False)}
-```
+{paper_tables(annotations, annotators, pairs)}
 
 ## Citation
 ```bibtex
 {CITATION}
 ```
 """
+
+
+def report_section(built, image_dir: Path, *, mirror=None, cache_dir=None) -> str:
+    """Filters, plots and the paper's Tables 1-4 (Tables 3-4 as tables)."""
+    annotations, annotators = frame(built["annotations"]), frame(built["annotators"])
+    pairs = frame(built["pairs"])
+    _plots(annotations, annotators, image_dir)
+    counts = worker_count_table(annotators, FILTERED["all"])
+    filter_rows = [[n, THRESHOLDS[n], int(counts.at[n, "flagged"]),
+                    int(counts.at[n, "also in authors' list"])] for n in FILTERED["all"]]
+    return f"""{len(annotations):,} annotations of {len(pairs):,} English sentence pairs by
+{len(annotators)} MTurk workers (Solomon et al. 2021); card only on the Hub.
+
+### The five filters
+{markdown_table(["filter", "rule", "workers flagged", "also in authors' list"], filter_rows)}
+
+![label distributions](images/label_distribution.png)
+![annotator time](images/annotator_seconds.png)
+![annotator label spread](images/annotator_label_std.png)
+
+### Paper Tables 1-4 (offline measures; `python scripts/reproduce_crowd_sts.py`)
+{paper_tables(annotations, annotators, pairs)}
+"""
+
+
+def overview(built, *, mirror=None, cache_dir=None):
+    """Size; inter-annotator agreement; the best offline measure's r with the pair means."""
+    from metrics.annotator_agreement.agreement import annotator_agreement
+
+    from dataset_scripts.crowd_sts.paper import MEASURE_NAMES
+    from dataset_scripts.crowd_sts.study import pair_measures
+
+    from ..report import Figure, Overview
+
+    annotations, pairs = frame(built["annotations"]), frame(built["pairs"])
+    agreement = annotator_agreement(annotations["pair_id"], annotations["worker_id"],
+                                    annotations["label"].astype(float))
+    measures = pair_measures(pairs, minilm=False)
+    r = measures.corrwith(pairs.set_index("pair_id")["score"].astype(float))
+    build = "python upload.py build --only crowd-sts"
+    return Overview(
+        Figure(f"{len(pairs):,} pairs, {len(annotations):,} annotations", build),
+        Figure(f"inter-annotator r {agreement.inter.pearson:.3f}, α {agreement.alpha:.3f}", build),
+        Figure(f"{MEASURE_NAMES[r.idxmax()]}: r {r.max():.3f} with the pair means",
+               "python scripts/reproduce_crowd_sts.py --no-minilm"),
+        Figure("not run"))

@@ -7,19 +7,19 @@ from pathlib import Path
 
 import numpy as np
 
-from metrics.annotator_agreement.agreement import annotator_agreement
 from metrics.mse_lower_bound.lower_bound import mse_lower_bound
 
-from ..cards import histograms, markdown_table, plt, split_statistics
-from .builder import CITATION, FREE_ANNOTATIONS, SOURCE, USER_FILES
+from dataset_scripts.czech_news_sts.builder import CITATION, FREE_ANNOTATIONS, SOURCE, USER_FILES
+from dataset_scripts.czech_news_sts.paper import PAPER_INTER, agreement_of
 
-PAPER_TABLE2_FREE = {"mean": 2.66, "std": 1.78}  # Table 2 "test free" (its "variance" column)
+from ..cards import figure, histograms, install_lines, markdown_table, save, split_statistics
 
 
 def spread_plot(annotations: np.ndarray, path: Path) -> Path:
     """Per-pair standard deviation of the annotations: histogram, and against the pair's mean."""
     mean, std = annotations.mean(axis=1), annotations.std(axis=1, ddof=1)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3))
+    fig = figure((8, 3))
+    left, right = fig.subplots(1, 2)
     left.hist(std, bins=24, color="#4C72B0", edgecolor="white")
     left.set_xlabel(f"std of the {annotations.shape[1]} annotations of a pair", fontsize=8)
     left.set_ylabel("pairs", fontsize=8)
@@ -27,20 +27,14 @@ def spread_plot(annotations: np.ndarray, path: Path) -> Path:
     right.set_xlabel("mean score", fontsize=8)
     right.set_ylabel("std of annotations", fontsize=8)
     fig.suptitle("Spread of the individual annotations (free test)", fontsize=10)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def free_statistics(free) -> str:
     annotations = np.asarray(free["annotations"], dtype=float)
     scores = annotations.mean(axis=1)
     pairs = Counter(zip(free["sentence1"], free["sentence2"]))
-    items = np.repeat(np.arange(len(scores)), annotations.shape[1])
-    agreement = annotator_agreement(items, np.tile(np.arange(annotations.shape[1]), len(scores)),
-                                    annotations.ravel())
+    agreement = agreement_of(annotations)
     rows = [
         ["pairs", f"{len(scores):,}"],
         ["annotations per pair", ", ".join(map(str, sorted(set(map(len, free["annotations"])))))],
@@ -83,6 +77,7 @@ it as research use only and **do not republish the rows**: this card is publishe
 Build it yourself from {SOURCE.url} (sha256 `{SOURCE.sha256}`):
 
 ```bash
+{install_lines()}
 python upload.py build --only czech-news-sts [--data-dir czech-news-sts=DIR]   # or SEMREL_MIRROR=...
 python -c "from dataset_scripts import load; print(load('czech-news-sts', 'free'))"
 ```
@@ -127,3 +122,17 @@ from the paper's; `scripts/reproduce_czech_news.py` prints them side by side and
 {CITATION}
 ```
 """
+
+
+def overview(built, *, mirror=None, cache_dir=None):
+    """Size; pooled inter-annotator Pearson and the MSE lower bound of the free test."""
+    from ..report import Figure, Overview
+
+    annotations = np.asarray(built["free"]["test"]["annotations"], dtype=float)
+    n, k = annotations.shape
+    agreement = agreement_of(annotations)
+    return Overview(
+        Figure(f"{n:,} test pairs × {k} annotations", "python upload.py build --only czech-news-sts"),
+        Figure(f"inter-annotator r {agreement.inter.pearson:.3f} (paper {PAPER_INTER['pearson']}); MSE ≥ "
+               f"{mse_lower_bound(annotations).bound:.3f}", "python scripts/reproduce_czech_news.py"),
+        Figure("—"), Figure("not run"))

@@ -3,18 +3,20 @@
 What a push sends (one repo and one commit per artefact; the repo mirrors the folder):
 
 - a dataset that may be redistributed: ``build/hub/datasets/<id>/`` (Parquet, README card with
-  configs and features, ``images/``), after :func:`~dataset_scripts.export.verify_folder` has
+  configs and features, ``images/``), after :func:`~publishing.export.verify_folder` has
   rebuilt it from the upstream files and found it identical;
 - a dataset that may not (every Source must allow it): **the card only** — a README whose YAML
   keeps licence, languages, task categories and tags but no ``configs`` (there is no data to
-  point at), its plots, and build-it-yourself instructions — staged in ``build/hub/cards/<id>/``;
+  point at), its plots, and build-it-yourself instructions — staged in ``build/hub/cards/<id>/``
+  (:mod:`publishing.staging`);
 - a metric: ``build/hub/spaces/<name>/`` (see :mod:`publishing.spaces`);
 - a model folder written by ``python -m trainers fit``: its files, README model card included.
 
 Before anything is uploaded every artefact is checked (:func:`check`) and a single problem stops
 the push: a dataset folder that fails verification, a Space that would not run standalone, a
-model folder without a card, a card-only folder that quotes a row of the data, or anything that
-looks like a raw Amazon Mechanical Turk WorkerId. Idempotency is the Hub client's: the preupload
+model folder without a card, a card-only folder that quotes a row of the data, a card outside
+the Hub vocabulary (:mod:`publishing.hub_vocabulary`), or anything that looks like a raw Amazon
+Mechanical Turk WorkerId (:mod:`publishing.guard`). Idempotency is the Hub client's: the preupload
 call returns each remote file's oid, unchanged files are dropped from the commit and an empty
 commit is not made. The token comes from the standard huggingface_hub sources (``HF_TOKEN``,
 ``hf auth login``) and is passed to the client only — never printed or logged.
@@ -22,32 +24,31 @@ commit is not made. The token comes from the standard huggingface_hub sources (`
 
 from __future__ import annotations
 
-import inspect
 import re
-import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from huggingface_hub import DatasetCard, HfApi, ModelCard, get_token
+from huggingface_hub import HfApi, ModelCard, get_token
 from huggingface_hub.utils import filter_repo_objects
 
-from .export import card_metadata, verify_folder
-from .registry import REGISTRY, get_spec
-from publishing.spaces import check_space, metric_names
+from dataset_scripts.registry import REGISTRY, get_spec
 
-# An MTurk WorkerId: "A" + 11–20 upper-case letters/digits, with at least one digit.
-WORKER_ID = re.compile(r"\bA(?=[A-Z]*[0-9])[A-Z0-9]{11,20}\b")
-TEXT_SUFFIXES = {".md", ".txt", ".py", ".json", ".yaml", ".yml", ".csv", ".tsv", ".jsonl"}
+from .export import verify_folder
+from .guard import raw_worker_ids, scan_files
+from .hub_vocabulary import check_card
+from .spaces import check_space, metric_names
+from .staging import stage_card_only
+
 # Pair-schema text a card-only README must never quote (texts of >= 12 characters and >= 3 words:
 # shorter phrase fragments, as in crowd-sts, occur in ordinary prose).
 ROW_COLUMNS = ("sentence1", "sentence2", "condition")
 REPO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+# What a trained model folder holds is the trainers' rule (they write it); until trainers exposes
+# it (see model_files), these mirror `python -m trainers fit`'s layout.
 WEIGHTS = ("*.safetensors", "*.bin", "*.pt", "*.pth", "*.onnx")
-# Trainer checkpoints (`python -m trainers fit` keeps them in checkpoints/) and logs stay local
 MODEL_IGNORE = ("checkpoints/*", "checkpoint-*", "runs/*")
 
 
@@ -134,59 +135,22 @@ def plan(out: Path, names: Iterable[str], models: Iterable[Path] = ()) -> list[A
     return artefacts
 
 
-def stage_card_only(dataset_id: str, built: Path, dest: Path) -> Path:
-    """Write the card-only repo folder of a dataset that may not be redistributed.
-
-    The body is the built card's (statistics and plots, no rows) when the dataset was built,
-    else one made from the builder's description; build-it-yourself instructions are appended
-    unless the body already gives the build command.
-    """
-    spec = get_spec(dataset_id)
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    if (built / "README.md").is_file():
-        body = DatasetCard.load(built / "README.md").text.strip()
-        if (built / "images").is_dir():
-            shutil.copytree(built / "images", dest / "images")
-    else:
-        body = _description(spec)
-    if f"upload.py build --only {dataset_id}" not in body:
-        body += "\n\n" + _build_yourself(spec)
-    (dest / "README.md").write_text(
-        f"---\n{card_metadata(spec).to_yaml()}\n---\n\n{body}\n", encoding="utf-8")
-    return dest
-
-
-def _description(spec) -> str:
-    b = spec.builder_class
-    doc = (inspect.getmodule(b).__doc__ or "").strip()
-    configs = "\n".join(f"- `{c.name}`: {c.description or ''}" for c in b.BUILDER_CONFIGS)
-    return (f"# {getattr(b, 'PRETTY_NAME', spec.dataset_id)}\n\n{doc}\n\n"
-            f"**Licence.** {b.LICENSE}\n\nHomepage: {b.HOMEPAGE}\n\n## Configs\n{configs}\n\n"
-            f"## Citation\n```bibtex\n{b.CITATION}\n```")
-
-
-def _build_yourself(spec) -> str:
-    user = spec.user_data_configs
-    data_dir = f" --data-dir {spec.dataset_id}=DIR" if user else ""
-    needs = (f"\nConfigs {', '.join(f'`{c}`' for c in user)} need files the authors give to "
-             f"each user: put them in DIR (the builder's error message names each file).\n"
-             if user else "")
-    return (f"## Build it yourself\n\nThis repository holds **no data**: the licence does not allow "
-            f"redistributing it. Build it locally from the upstream files (sha256-verified) with "
-            f"the semrel package:\n\n```bash\npip install -e .   # in a clone of semrel\n"
-            f"python upload.py build --only {spec.dataset_id}{data_dir}\n"
-            f"python -c \"from dataset_scripts import load; print(load('{spec.dataset_id}', "
-            f"'{spec.configs[0]}'))\"\n```\n{needs}")
-
-
 def check(artefacts: list[Artefact], *, mirror=None, data_dir: dict | None = None,
           cache_dir=None) -> None:
     """Raise :class:`PublishError` listing every problem; nothing may be uploaded until clean."""
     problems = []
+    try:
+        known = raw_worker_ids(mirror)
+    except (OSError, ValueError) as exc:
+        known = frozenset()
+        problems.append(f"raw WorkerId guard: the crowd-sts upstream files could not be read to "
+                        f"learn the real ids ({exc}); pass --mirror")
     for a in artefacts:
-        found = _leaks(a)
+        found = scan_files(a.folder, a.files(), known)
+        if a.kind in ("dataset", "dataset card", "model") and (a.folder / "README.md").is_file():
+            found += [p.replace(f"{a.folder / 'README.md'}", "README.md")
+                      for p in check_card(a.folder / "README.md",
+                                          "model" if a.kind == "model" else "dataset")]
         if a.kind == "dataset":
             try:
                 found += [f"verification failed: {p}" for p in verify_folder(
@@ -204,29 +168,6 @@ def check(artefacts: list[Artefact], *, mirror=None, data_dir: dict | None = Non
         problems += [f"{a.kind} {a.name}: {p}" for p in found]
     if problems:
         raise PublishError("refusing to push, nothing was uploaded:\n  " + "\n  ".join(problems))
-
-
-def _leaks(a: Artefact) -> list[str]:
-    """Anything in the artefact's files that looks like a raw MTurk WorkerId."""
-    found = []
-    for rel in a.files():
-        path = a.folder / rel
-        if path.suffix in TEXT_SUFFIXES:
-            hit = WORKER_ID.search(path.read_text(encoding="utf-8", errors="replace"))
-            if hit:
-                found.append(f"{rel}: contains what looks like a raw MTurk WorkerId ({hit[0][:4]}…)")
-        elif path.suffix == ".parquet":
-            table = pq.read_table(path)
-            for name in table.column_names:
-                column = table[name]
-                if not (column.type == "string" or column.type == "large_string"):
-                    continue
-                hits = pc.filter(column, pc.match_substring_regex(column, r"^A[A-Z0-9]{11,20}$"))
-                hits = [v for v in hits.to_pylist() if WORKER_ID.fullmatch(v)]
-                if hits:
-                    found.append(f"{rel}: column {name!r} holds {len(hits)} value(s) that look like "
-                                 f"raw MTurk WorkerIds ({hits[0][:4]}…): pseudonymise them")
-    return found
 
 
 def _card_only_problems(a: Artefact, built: Path) -> list[str]:

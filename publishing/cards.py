@@ -1,15 +1,41 @@
-"""Shared pieces of dataset cards: statistics tables and histogram plots (matplotlib, Agg)."""
+"""Shared pieces of dataset cards: statistics tables and histogram plots.
+
+Plots are drawn on a ``matplotlib.figure.Figure`` with the Agg canvas (no pyplot, no backend
+switch: importing this module leaves the user's matplotlib state alone).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+# How to get the code: semrel is on no package index, and its repository has no public URL to
+# give pip (git+...), so a card says where the source comes from and installs from that folder.
+GET_THE_SOURCE = ("# semrel is on no package index: get its source (a clone of the semrel repository\n"
+                  "# or its source archive), then in that folder:")
+
+
+def install_lines(extras: str = "") -> str:
+    """The shell lines that install semrel from its source folder (``extras`` e.g. "crowd")."""
+    return f"{GET_THE_SOURCE}\npip install '.[{extras}]'" if extras else f"{GET_THE_SOURCE}\npip install ."
+
+
+def figure(figsize: tuple[float, float]) -> Figure:
+    """A figure on its own Agg canvas (savefig works without pyplot)."""
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def save(fig: Figure, path: Path) -> Path:
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    return path
 
 
 def markdown_table(header: list[str], rows: list[list]) -> str:
@@ -42,7 +68,8 @@ def histograms(groups: Mapping[str, np.ndarray], path: Path, *, xlabel: str, tit
     n = len(groups)
     ncols = min(ncols, n)
     nrows = int(np.ceil(n / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 2.6 * nrows), squeeze=False)
+    fig = figure((3.2 * ncols, 2.6 * nrows))
+    axes = fig.subplots(nrows, ncols, squeeze=False)
     for ax, (name, values) in zip(axes.flat, groups.items()):
         values = np.asarray(values, dtype=float)
         ax.hist(values[~np.isnan(values)], bins=bins, range=value_range, color="#4C72B0",
@@ -56,11 +83,7 @@ def histograms(groups: Mapping[str, np.ndarray], path: Path, *, xlabel: str, tit
     for ax in list(axes.flat)[n:]:
         ax.axis("off")
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def grouped_bars(values: Mapping[str, Mapping[str, float]], path: Path, *, ylabel: str,
@@ -73,7 +96,8 @@ def grouped_bars(values: Mapping[str, Mapping[str, float]], path: Path, *, ylabe
     series = list(dict.fromkeys(s for v in values.values() for s in v))
     width = 0.8 / max(len(series), 1)
     x = np.arange(len(groups))
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(groups) + 1.5), 3.2))
+    fig = figure((max(4.0, 0.9 * len(groups) + 1.5), 3.2))
+    ax = fig.subplots()
     colours = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3"]
     for i, name in enumerate(series):
         heights = [values[g].get(name, np.nan) for g in groups]
@@ -84,8 +108,4 @@ def grouped_bars(values: Mapping[str, Mapping[str, float]], path: Path, *, ylabe
     ax.set_ylabel(ylabel, fontsize=8)
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, path)

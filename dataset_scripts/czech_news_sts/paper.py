@@ -1,0 +1,20 @@
+"""Czech News STS paper numbers (Sido et al. 2021) and the agreement computation they are compared with."""
+
+from __future__ import annotations
+
+import numpy as np
+
+PAPER_INTER = {"pearson": 0.861, "spearman": 0.840, "rmse": 1.017, "mse": 1.035}  # Table 1, inter
+PAPER_BOUND = 0.1731  # MSE lower bound, §6 and §10
+PAPER_TABLE2_FREE = (2.66, 1.78)  # Table 2 "test free": mean, "variance" (it is the std)
+
+
+def agreement_of(annotations):
+    """Annotator agreement of per-pair annotation lists; annotators are positions (the public file
+    has no annotator ids), see ``metrics.annotator_agreement``."""
+    from metrics.annotator_agreement.agreement import annotator_agreement
+
+    items = np.repeat(np.arange(len(annotations)), [len(a) for a in annotations])
+    annotators = np.concatenate([np.arange(len(a)) for a in annotations])  # positions, not ids
+    return annotator_agreement(items, annotators, np.concatenate(
+        [np.asarray(a, dtype=float) for a in annotations]))

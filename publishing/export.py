@@ -1,0 +1,224 @@
+"""Export built datasets to the Hub layout (Parquet + README with YAML ``configs:``) and verify them.
+
+Layout of ``<out>/datasets/<id>/``: ``<config>/<split>-00000-of-00001.parquet``, ``images/*.png``
+and ``README.md`` whose front matter lists every config's data files, features and split sizes,
+so that ``datasets.load_dataset(folder, config)`` returns exactly the rows of
+``dataset_scripts.load``. A dataset whose rows must stay in the local cache (C-STS: decrypted with
+the user's password) gets the card only.
+
+A build writes into a temporary sibling folder and replaces the old output only when complete, so
+a failure leaves the previous good folder in place; :func:`build_lock` makes concurrent builds
+into one folder wait for each other.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import datasets
+from datasets.exceptions import NonMatchingSplitsSizesError
+from datasets.info import DatasetInfo, DatasetInfosDict
+from datasets.splits import SplitDict, SplitInfo
+from datasets.utils.metadata import MetadataConfigs
+from huggingface_hub import DatasetCard, DatasetCardData
+
+from dataset_scripts import load
+from dataset_scripts.registry import get_spec
+
+from .datasets import card_module
+from .hub_vocabulary import SIMILARITY_TASK_CATEGORIES, SIMILARITY_TASK_IDS, size_category
+
+
+@dataclass
+class BuildResult:
+    dataset_id: str
+    folder: Path
+    rows: dict[str, dict[str, int]] = field(default_factory=dict)  # config -> split -> rows
+    skipped: dict[str, str] = field(default_factory=dict)  # config -> reason
+    card_only: bool = False  # rows kept in the local cache, only README.md + images written
+
+
+@contextmanager
+def build_lock(out_root: Path, say=print):
+    """Hold ``<out_root>/.build.lock`` (an exclusive ``flock``); a second build waits for it.
+    Holding it, leftovers of a killed build (``hub/datasets/.<id>.new-*``/``.old-*``) are removed."""
+    Path(out_root).mkdir(parents=True, exist_ok=True)
+    with open(Path(out_root) / ".build.lock", "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say(f"waiting for another build into {out_root} to finish ...")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        for kind in ("new", "old"):
+            for leftover in (Path(out_root) / "hub" / "datasets").glob(f".*.{kind}-*"):
+                shutil.rmtree(leftover, ignore_errors=True)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _replace(new: Path, folder: Path) -> None:
+    """Put the complete folder ``new`` at ``folder`` (renames; the old one is deleted last)."""
+    old = None
+    if folder.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old-", dir=folder.parent))
+        os.rename(folder, old / folder.name)
+    os.rename(new, folder)
+    if old is not None:
+        shutil.rmtree(old)
+
+
+def build_dataset(dataset_id: str, out_root: Path, *, mirror=None, data_dir=None,
+                  cache_dir=None) -> BuildResult:
+    """Build every available config of ``dataset_id`` into ``out_root/datasets/<id>``.
+
+    Configs that need user-supplied data are skipped (and reported) when ``data_dir`` is None
+    or lacks their files. Any other error propagates and leaves the previous folder untouched.
+    """
+    spec = get_spec(dataset_id)
+    module = card_module(spec)
+    folder = Path(out_root) / "datasets" / dataset_id
+    result = BuildResult(dataset_id, folder, card_only=getattr(module, "CARD_ONLY", False))
+    built = {}
+    for config in spec.configs:
+        if config in spec.user_data_configs and data_dir is None:
+            result.skipped[config] = "needs user-supplied files (--data-dir)"
+            continue
+        try:
+            built[config] = load(dataset_id, config, mirror=mirror, data_dir=data_dir,
+                                 cache_dir=cache_dir)
+        except FileNotFoundError as exc:
+            if config not in spec.user_data_configs:
+                raise
+            result.skipped[config] = str(exc)
+    if not built:
+        return result
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{dataset_id}.new-", dir=folder.parent))
+    try:
+        sizes = None
+        if not result.card_only:
+            for config, splits in built.items():
+                for split, ds in splits.items():
+                    path = staging / config / f"{split}-00000-of-00001.parquet"
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    ds.to_parquet(str(path))
+            sizes = {config: split_sizes(staging / config) for config in built}
+        body = module.card_body(built, staging / "images")
+        card = dataset_card(spec, built, body, sizes)
+        (staging / "README.md").write_text(str(card), encoding="utf-8")
+        _replace(staging, folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    result.rows = {config: {split: len(ds) for split, ds in splits.items()}
+                   for config, splits in built.items()}
+    return result
+
+
+def card_metadata(spec, n_examples: int | None = None) -> DatasetCardData:
+    """The dataset-level card metadata in the Hub's vocabulary (see :mod:`.hub_vocabulary`)."""
+    b = spec.builder_class
+    module = card_module(spec)
+    meta = dict(
+        pretty_name=getattr(b, "PRETTY_NAME", spec.dataset_id),
+        license=getattr(b, "CARD_LICENSE", "other"),
+        language=getattr(b, "LANGUAGES", ["en"]),
+        multilinguality="monolingual" if len(getattr(b, "LANGUAGES", ["en"])) == 1 else "multilingual",
+        task_categories=list(SIMILARITY_TASK_CATEGORIES),
+        task_ids=list(SIMILARITY_TASK_IDS),
+        source_datasets=["original"],
+        tags=["semantic-textual-similarity", "semrel"],
+    )
+    if meta["license"] == "other":
+        meta["license_name"] = getattr(module, "LICENSE_NAME", spec.dataset_id + "-licence")
+        meta["license_link"] = getattr(module, "LICENSE_LINK", b.HOMEPAGE)
+    if n_examples is not None:
+        meta["size_categories"] = [size_category(n_examples)]
+    elif getattr(module, "SIZE_CATEGORY", None):  # not built here (user data): the known size
+        meta["size_categories"] = [module.SIZE_CATEGORY]
+    return DatasetCardData(**meta)
+
+
+def split_sizes(config_folder: Path) -> SplitDict:
+    """The split sizes ``load_dataset`` records for the Parquet files of one config folder
+    (read with the stock Parquet builder into a throw-away cache, so ``num_bytes`` is exact)."""
+    files = {p.name.split("-")[0]: str(p) for p in sorted(Path(config_folder).glob("*.parquet"))}
+    with tempfile.TemporaryDirectory(prefix="semrel-sizes-") as cache:
+        b = datasets.load_dataset_builder("parquet", data_files=files, cache_dir=cache)
+        b.download_and_prepare()
+        return b.info.splits
+
+
+def dataset_card(spec, built: dict, body: str, sizes: dict[str, SplitDict] | None = None
+                 ) -> DatasetCard:
+    """README with metadata: licence, languages, tasks, size and, when the data is written
+    (``sizes``: config -> its split sizes), the configs, features and split sizes
+    (``num_examples``, ``num_bytes``) of every built config."""
+    card_data = card_metadata(spec, max(sum(len(ds) for ds in splits.values())
+                                        for splits in built.values()))
+    if sizes is not None:
+        default = next(iter(built))
+        MetadataConfigs({
+            config: {
+                "data_files": [{"split": split, "path": f"{config}/{split}-*.parquet"}
+                               for split in splits],
+                **({"default": True} if config == default else {}),
+            }
+            for config, splits in built.items()
+        }).to_dataset_card_data(card_data)
+        DatasetInfosDict({
+            config: DatasetInfo(features=next(iter(splits.values())).features,
+                                splits=SplitDict({s: SplitInfo(s, sizes[config][s].num_bytes,
+                                                               sizes[config][s].num_examples)
+                                                  for s in splits}),
+                                dataset_size=sum(sizes[config][s].num_bytes for s in splits))
+            for config, splits in built.items()
+        }).to_dataset_card_data(card_data)
+    return DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n{body}")
+
+
+def verify_folder(folder: Path, dataset_id: str, *, mirror=None, data_dir=None,
+                  cache_dir=None) -> list[str]:
+    """Reload every config of a built folder with ``load_dataset`` and compare with a fresh
+    build from the upstream files (a throw-away cache, so the check reads the mirror/download,
+    never rows cached by an earlier build).
+
+    Returns the problems found (empty = verified): config or split sets, features, or any row
+    that differs. A card-only folder (no configs) has nothing to reload: see :func:`is_card_only`.
+    """
+    folder = Path(folder)
+    problems = []
+    card = DatasetCard.load(folder / "README.md")
+    configs = MetadataConfigs.from_dataset_card_data(card.data)
+    if not configs:
+        return [f"{folder}/README.md lists no configs"]
+    with tempfile.TemporaryDirectory(prefix="semrel-verify-") as fresh:
+        for config in configs:
+            try:
+                hub = datasets.load_dataset(str(folder), config, cache_dir=cache_dir)
+            except NonMatchingSplitsSizesError as exc:  # a file changed after the card was written
+                problems.append(f"{config}: the Parquet files do not match the card's split sizes ({exc})")
+                continue
+            ref = load(dataset_id, config, mirror=mirror, data_dir=data_dir, cache_dir=fresh)
+            if set(hub) != set(ref):
+                problems.append(f"{config}: splits {sorted(hub)} != {sorted(ref)}")
+                continue
+            for split in ref:
+                if hub[split].features != ref[split].features:
+                    problems.append(f"{config}/{split}: features differ")
+                elif not hub[split].data.table.equals(ref[split].data.table):
+                    problems.append(f"{config}/{split}: rows differ")
+    return problems
+
+
+def is_card_only(folder: Path) -> bool:
+    """A built folder holding a card and no data (its rows stay in the local cache)."""
+    return (Path(folder) / "README.md").is_file() and not any(Path(folder).rglob("*.parquet"))

@@ -1,0 +1,70 @@
+"""Card-only staging: the repo folder of a dataset whose licence forbids redistributing its rows.
+
+``build/hub/cards/<id>/`` gets a README whose YAML keeps the built card's metadata (licence,
+languages, tasks, size) but no ``configs``/``dataset_info`` (there is no data to point at), the
+built card's body and plots, and build-it-yourself instructions.
+"""
+
+from __future__ import annotations
+
+import inspect
+import shutil
+from pathlib import Path
+
+from huggingface_hub import DatasetCard, DatasetCardData
+
+from dataset_scripts.registry import get_spec
+
+from .cards import install_lines
+from .export import card_metadata
+
+DATA_KEYS = ("configs", "dataset_info")
+
+
+def stage_card_only(dataset_id: str, built: Path, dest: Path) -> Path:
+    """Write the card-only repo folder of a dataset that may not be redistributed.
+
+    The body is the built card's (statistics and plots, no rows) when the dataset was built,
+    else one made from the builder's description; build-it-yourself instructions are appended
+    unless the body already gives the build command.
+    """
+    spec = get_spec(dataset_id)
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    if (built / "README.md").is_file():
+        card = DatasetCard.load(built / "README.md")
+        body = card.text.strip()
+        meta = {k: v for k, v in card.data.to_dict().items() if k not in DATA_KEYS}
+        card_data = DatasetCardData(**meta)
+        if (built / "images").is_dir():
+            shutil.copytree(built / "images", dest / "images")
+    else:
+        body, card_data = _description(spec), card_metadata(spec)
+    if f"upload.py build --only {dataset_id}" not in body:
+        body += "\n\n" + _build_yourself(spec)
+    (dest / "README.md").write_text(f"---\n{card_data.to_yaml()}\n---\n\n{body}\n", encoding="utf-8")
+    return dest
+
+
+def _description(spec) -> str:
+    b = spec.builder_class
+    doc = (inspect.getmodule(b).__doc__ or "").strip()
+    configs = "\n".join(f"- `{c.name}`: {c.description or ''}" for c in b.BUILDER_CONFIGS)
+    return (f"# {getattr(b, 'PRETTY_NAME', spec.dataset_id)}\n\n{doc}\n\n"
+            f"**Licence.** {b.LICENSE}\n\nHomepage: {b.HOMEPAGE}\n\n## Configs\n{configs}\n\n"
+            f"## Citation\n```bibtex\n{b.CITATION}\n```")
+
+
+def _build_yourself(spec) -> str:
+    user = spec.user_data_configs
+    data_dir = f" --data-dir {spec.dataset_id}=DIR" if user else ""
+    needs = (f"\nConfigs {', '.join(f'`{c}`' for c in user)} need files the authors give to "
+             f"each user: put them in DIR (the builder's error message names each file).\n"
+             if user else "")
+    return (f"## Build it yourself\n\nThis repository holds **no data**: the licence does not allow "
+            f"redistributing it. Build it locally from the upstream files (sha256-verified) with "
+            f"semrel:\n\n```bash\n{install_lines()}\n"
+            f"python upload.py build --only {spec.dataset_id}{data_dir}\n"
+            f"python -c \"from dataset_scripts import load; print(load('{spec.dataset_id}', "
+            f"'{spec.configs[0]}'))\"\n```\n{needs}")
