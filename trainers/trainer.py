@@ -12,11 +12,12 @@ from functools import partial
 
 import numpy as np
 import torch
-from scipy import stats
 from torch.utils.data import DataLoader
 from transformers import EvalPrediction, Trainer, TrainingArguments
 from transformers.trainer_callback import ProgressCallback
 from transformers.trainer_utils import seed_worker
+
+from metrics.correlation import correlate
 
 from .data import PairCollator, condition_groups
 from .losses import MSELoss, PairLoss, build_loss
@@ -40,8 +41,8 @@ def similarity_scores(predictions, labels) -> SimilarityResult:
     y = np.asarray(labels, dtype=np.float64).reshape(-1)
     if p.shape != y.shape or p.size < 2:
         raise ValueError(f"need two equal-length arrays of >= 2 scores, got {p.shape}, {y.shape}")
-    return SimilarityResult(pearson=float(stats.pearsonr(p, y).statistic),
-                            spearman=float(stats.spearmanr(p, y).statistic),
+    correlation = correlate(p, y)  # the one Pearson/Spearman helper (metrics, ground floor)
+    return SimilarityResult(pearson=correlation.pearson, spearman=correlation.spearman,
                             mse=float(np.mean((p - y) ** 2)))
 
 
