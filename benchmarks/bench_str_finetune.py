@@ -38,7 +38,7 @@ from trainers.ensemble import cv_ensemble, load_run
 from trainers.models import build_model
 from trainers.pretrained import resolve_model
 from trainers.trainer import PairTrainer, device_kwargs, similarity_scores, training_arguments
-from trainers.training import FitOptions, fit, load_pairs, parse_member, per_source_spearman
+from trainers.training import FitOptions, compile_encoder, fit, load_pairs, parse_member, per_source_spearman
 
 PAPER_CV = {"STS": 0.79, "SNLI": 0.80, "Stance": 0.49, "Goodreads": 0.73, "Wikipedia": 0.79,
             "Formality": 0.86, "ParaNMT": 0.80}  # Abdalla et al., Table 6, SBERT(RoBERTa) CV
@@ -120,10 +120,7 @@ def throughput(data, runs: list[str], out: Path, args) -> None:
                                                          options, steps)
             else:
                 encoder = build_model(options.encoder, resolve_model(model), seed=options.seed)
-                if options.compile != "none":
-                    encoder.encoder.compile(
-                        mode=None if options.compile == "default" else options.compile,
-                        dynamic=not options.pad_to_multiple_of)
+                compile_encoder(encoder, options)
                 training = training_arguments(
                     str(out / "tp"), epochs=options.epochs, batch_size=batch,
                     learning_rate=options.learning_rate, warmup=options.warmup,

@@ -172,6 +172,20 @@ class EnsembleCVResult:
         return {n: float(np.mean([f[n] for f in self.folds.values()])) for n in names}
 
 
+def _same_folds(members: dict[str, dict[str, RunPredictions]]) -> tuple[list, list]:
+    """(member names, fold names) after checking that every member ran the same folds and, per
+    fold, scored the same rows (:func:`check_same_rows`)."""
+    names = list(members)
+    folds = list(members[names[0]])
+    for name in names:
+        if list(members[name]) != folds:
+            raise ValueError(f"ensemble member {name!r} has folds {list(members[name])}, "
+                             f"expected {folds}")
+    for fold in folds:
+        check_same_rows([members[n][fold] for n in names])
+    return names, folds
+
+
 def cv_ensemble(members: dict[str, dict[str, RunPredictions]],
                 rank_weights=None) -> EnsembleCVResult:
     """Ensembles over a CV: ``members[name][fold]`` is that member's run on that fold.
@@ -179,19 +193,13 @@ def cv_ensemble(members: dict[str, dict[str, RunPredictions]],
     Each fold's test rows must be disjoint from the other folds' (a k-fold CV); fold ``f``'s
     stack is fit on the members' predictions of the other folds' test rows (out-of-fold for the
     members, and never fold ``f``'s rows)."""
-    names = list(members)
-    folds = list(members[names[0]])
+    names, folds = _same_folds(members)
     if len(names) < 2 or len(folds) < 2:
         raise ValueError(f"a CV ensemble needs >= 2 members and >= 2 folds, got members {names} "
                          f"and folds {folds}")
-    for name in names:
-        if list(members[name]) != folds:
-            raise ValueError(f"ensemble member {name!r} has folds {list(members[name])}, "
-                             f"expected {folds}")
     runs = {f: [members[n][f] for n in names] for f in folds}
     seen: dict = {}
     for fold in folds:
-        check_same_rows(runs[fold])
         for row_id in runs[fold][0].ids:
             if row_id in seen:
                 raise ValueError(f"row {row_id!r} is in the test split of both {seen[row_id]} "
@@ -231,13 +239,7 @@ def fit_stack_on_cv(cv_dirs: list[str | os.PathLike]) -> StackResult:
         if not folds:
             raise FileNotFoundError(f"{directory}: no fold runs with {PREDICTIONS_FILE}")
         members[str(directory)] = {p.name: load_run(p) for p in folds}
-    names = list(members)
-    folds = list(members[names[0]])
-    for name in names:
-        if list(members[name]) != folds:
-            raise ValueError(f"{name} has folds {list(members[name])}, expected {folds}")
-    for fold in folds:
-        check_same_rows([members[n][fold] for n in names])
+    names, folds = _same_folds(members)
     matrix = np.vstack([np.column_stack([members[n][f].predictions for n in names])
                         for f in folds])
     labels = np.concatenate([members[names[0]][f].labels for f in folds])

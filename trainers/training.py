@@ -170,6 +170,15 @@ def per_source_spearman(split: datasets.Dataset, predictions, labels) -> dict[st
             for s in sorted(set(sources.tolist())) if (sources == s).sum() >= 2}
 
 
+def compile_encoder(model: PairEncoder, options: FitOptions) -> None:
+    """``torch.compile`` the model's transformer in place when ``options.compile`` asks for it
+    (state-dict keys and saving stay as they are); shapes are static with width buckets
+    (``pad_to_multiple_of``), dynamic otherwise."""
+    if options.compile != "none":
+        model.encoder.compile(mode=None if options.compile == "default" else options.compile,
+                              dynamic=not options.pad_to_multiple_of)
+
+
 def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.PathLike,
         options: FitOptions = FitOptions(), *, resume_from_checkpoint: str | bool | None = None,
         save_steps: int | None = None, overwrite: bool = False, callbacks=None,
@@ -204,9 +213,7 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
     model_options = {name: getattr(options, name) for name in model_class.fit_options}
     model = build_model(options.encoder, model_path, seed=options.seed, conditional=conditional,
                         **model_options)
-    if options.compile != "none":  # in place: state-dict keys and saving stay as they are
-        model.encoder.compile(mode=None if options.compile == "default" else options.compile,
-                              dynamic=not options.pad_to_multiple_of)
+    compile_encoder(model, options)
     train = pretokenize_pairs(train, model)
     checkpoints = output_dir / "checkpoints"
     if main_process:
