@@ -10,6 +10,7 @@ scripts do it (SHR on a few trials, extrapolated), for the speed-up.
     .venv/bin/python benchmarks/bench_bws.py --scales 1 --repeats 5
     .venv/bin/python benchmarks/bench_bws.py --command       # `python -m metrics.bws_scores score` vs Perl
     .venv/bin/python benchmarks/bench_bws.py --scaling       # 88k vs 5M annotations; evaluate's memory
+    .venv/bin/python benchmarks/bench_bws.py --memory        # evaluate.load(...).compute vs the function, 5M
 """
 
 from __future__ import annotations
@@ -117,22 +118,64 @@ def bench_command(repeats: int) -> None:
           f"{os.getloadavg()[0]:.1f}); NRC Perl counting script: {PERL_COUNTING_S:.2f} s")
 
 
-def peak_rss_mib(code: str) -> float:
-    """Peak resident memory (MiB) of a fresh interpreter running ``code``, less its start-up and data."""
-    prefix = ("import resource, numpy as np\n"
-              "def rss(): return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n")
-    out = subprocess.run([sys.executable, "-c", prefix + code], env=dict(os.environ, PYTHONPATH=str(REPO)),
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
-
-
-AGREEMENT_DATA = """
+PEAK_PREFIX = """
+import ctypes, gc, json, numpy as np
+def status(key):
+    return next(int(line.split()[1]) / 1024 for line in open("/proc/self/status") if line.startswith(key + ":"))
+def reset():  # free what the set-up left, then restart the peak (VmHWM) from the current RSS
+    gc.collect(); ctypes.CDLL("libc.so.6").malloc_trim(0)
+    open("/proc/self/clear_refs", "w").write("5")
+    return status("VmRSS")
 rng = np.random.default_rng(0)
-n = {n}
-items = (np.arange(n) // 9).astype(str).tolist(); annotators = (rng.integers(0, 500, n)).astype(str).tolist()
-ratings = rng.integers(0, 6, n).astype(float).tolist()
-import evaluate, metrics.annotator_agreement.agreement as a
 """
+
+# inputs as a user has them (Python lists), then the call; n is a multiple of 144 (9 ratings per
+# item, 8 per SHR item, 16 annotations per BWS item)
+MEMORY_CASES = {
+    "bws_scores": (
+        "t, b, w = simulate(n // 16, 8); tuples = ('item' + t.astype(str).astype(object)).tolist()\n"
+        "best, worst = b.tolist(), w.tolist()",
+        "metrics.bws_scores.counting:bws_counting_scores", "metrics/bws_scores", None,
+        "tuples=tuples, best=best, worst=worst, choice='position'"),
+    "split_half_reliability bws": (
+        "t, b, w = simulate(n // 16, 8); tuples = ('item' + t.astype(str).astype(object)).tolist()\n"
+        "best, worst = b.tolist(), w.tolist()",
+        "metrics.split_half_reliability.split_half:split_half_bws", "metrics/split_half_reliability", "bws",
+        "tuples=tuples, best=best, worst=worst, choice='position', trials=20"),
+    "split_half_reliability ratings": (
+        "items = (np.arange(n) // 8).astype(str).tolist(); ratings = (rng.integers(0, 6, n) + 0.5).tolist()",
+        "metrics.split_half_reliability.split_half:split_half_ratings", "metrics/split_half_reliability", "ratings",
+        "items=items, ratings=ratings, trials=20"),
+    "annotator_agreement": (
+        "items = (np.arange(n) // 9).astype(str).tolist()\n"
+        "annotators = rng.integers(0, 500, n).astype(str).tolist(); ratings = rng.integers(0, 6, n).astype(float).tolist()",
+        "metrics.annotator_agreement.agreement:annotator_agreement", "metrics/annotator_agreement", None,
+        "items=items, annotators=annotators, ratings=ratings"),
+}
+
+
+def peak_mib(data: str, call: str, n: int) -> tuple[float, float]:
+    """(peak RSS in MiB above the inputs, seconds) of ``call`` in a fresh interpreter."""
+    code = (PEAK_PREFIX + f"n = {n}\nfrom benchmarks.bench_bws import simulate\n" + data + "\n" + call
+            + "\nbase = reset(); import time; start = time.perf_counter()\nrun()\n"
+              "print(json.dumps([status('VmHWM') - base, time.perf_counter() - start]))")
+    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(REPO)),
+                         check=True, capture_output=True, text=True).stdout
+    return tuple(json.loads(out.strip().splitlines()[-1]))
+
+
+def bench_evaluate_memory(n: int) -> None:
+    """Each measurement on n annotations: the plain function vs evaluate.load(...).compute."""
+    print(f"peak RSS above the inputs (Python lists), {n:,} annotations/ratings, each run in a fresh process:")
+    print(f"{'':<32} {'function MiB':>12} {'s':>6} | {'evaluate MiB':>12} {'s':>6} | {'ratio':>5}")
+    for name, (data, function, folder, config, kwargs) in MEMORY_CASES.items():
+        module, attr = function.split(":")
+        plain = peak_mib(data, f"from {module} import {attr} as f\n"
+                               f"def run(): f(**dict({kwargs}))", n)
+        load = f"evaluate.load({str(REPO / folder)!r}" + (f", {config!r})" if config else ")")
+        through = peak_mib(data, f"import evaluate\nm = {load}\ndef run(): m.compute({kwargs})", n)
+        print(f"{name:<32} {plain[0]:>12.0f} {plain[1]:>6.1f} | {through[0]:>12.0f} {through[1]:>6.1f} | "
+              f"{through[0] / plain[0]:>4.2f}x")
 
 
 def bench_scaling(trials: int) -> None:
@@ -158,14 +201,7 @@ def bench_scaling(trials: int) -> None:
     print(f"{'':<22} {'88k us/ann':>10} {'MiB':>7} | {'5M us/ann':>10} {'MiB':>7} | {'time ratio':>10}")
     for name, ((n1, t1, m1), (n2, t2, m2)) in rows.items():
         print(f"{name:<22} {t1:>10.3f} {m1:>7.1f} | {t2:>10.3f} {m2:>7.1f} | {t2 / t1:>9.2f}x   (n={n1:,} / {n2:,})")
-    n = 5_000_000
-    plain = peak_rss_mib(AGREEMENT_DATA.format(n=n) + "base = rss(); a.annotator_agreement(items, annotators, ratings)\n"
-                         "print(rss() - base)")
-    through = peak_rss_mib(AGREEMENT_DATA.format(n=n) + "m = evaluate.load(%r); base = rss()\n"
-                           "m.compute(items=items, annotators=annotators, ratings=ratings)\nprint(rss() - base)"
-                           % str(REPO / "metrics" / "annotator_agreement"))
-    print(f"annotator_agreement on {n:,} ratings, peak RSS above its inputs: function {plain:.0f} MiB, "
-          f"evaluate.load(...).compute {through:.0f} MiB ({through / plain:.2f}x)")
+    bench_evaluate_memory(4_999_968)
 
 
 def main() -> None:
@@ -176,13 +212,16 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--reference-trials", type=int, default=3, help="0 skips the plain-Python reference")
     parser.add_argument("--command", action="store_true", help="only the BWS command's whole-process time")
-    parser.add_argument("--scaling", action="store_true", help="only the 88k vs 5M figures")
+    parser.add_argument("--scaling", action="store_true", help="only the 88k vs 5M figures (and --memory)")
+    parser.add_argument("--memory", action="store_true", help="only evaluate's memory against the functions at 5M")
     args = parser.parse_args()
-    if args.command or args.scaling:
+    if args.command or args.scaling or args.memory:
         if args.command:
             bench_command(max(args.repeats, 5))
         if args.scaling:
             bench_scaling(min(args.trials, 100))
+        elif args.memory:
+            bench_evaluate_memory(4_999_968)
         return
     print(f"cpus={os.cpu_count()} load average={os.getloadavg()[0]:.2f} numpy={np.__version__}")
     print("wall = median seconds of --repeats runs, cpu = CPU seconds of this process (others' load"

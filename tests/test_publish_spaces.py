@@ -55,7 +55,8 @@ def test_metric_names_and_links():
 
 def test_build_replaces_links_by_their_files_and_imports_nothing_of_this_project(tmp_path):
     build = build_space("split_half_reliability", tmp_path)
-    assert sorted(build.linked) == ["citations.py <- bws_scores/citations.py", "counting.py <- bws_scores/counting.py",
+    assert sorted(build.linked) == ["arrow_columns.py <- arrow_columns.py", "arrow_input.py <- bws_scores/arrow_input.py",
+                                    "citations.py <- bws_scores/citations.py", "counting.py <- bws_scores/counting.py",
                                     "errors.py <- errors.py", "space_app.py <- space_app.py"]
     for path in build.folder.glob("*.py"):
         assert "metrics." not in path.read_text() and "dataset_scripts" not in path.read_text(), path
@@ -81,6 +82,7 @@ def test_check_space_names_what_a_space_lacks(tmp_path, edit, message):
 def test_a_link_to_a_missing_module_is_a_clear_error(tmp_path):
     root = tmp_path / "metrics"
     shutil.copytree(METRICS_ROOT / "bws_scores", root / "bws_scores")
+    shutil.copy(METRICS_ROOT / "arrow_columns.py", root / "arrow_columns.py")
     (root / "bws_scores" / "errors.py").write_text("from metrics.nowhere import DataValidationError\n")
     with pytest.raises(SpaceError, match="links to metrics.nowhere, which is not a module file"):
         build_space("bws_scores", tmp_path / "out", metrics_root=root)

@@ -68,7 +68,9 @@ def _codes(values: Sequence, name: str, size: int) -> tuple[np.ndarray, np.ndarr
     if isinstance(values, pd.Categorical):  # already coded (evaluate's Arrow columns)
         codes, labels = values.codes.astype(np.int64), values.categories
     else:
-        codes, labels = pd.factorize(np.asarray(values) if not isinstance(values, np.ndarray) else values, sort=True)
+        # a list goes in as an object array of references: np.asarray would copy every string
+        column = values if isinstance(values, np.ndarray) else pd.Series(values, dtype=object)
+        codes, labels = pd.factorize(column, sort=True)
     if (codes < 0).any():
         row = int(np.argmax(codes < 0))
         raise ValueError(f"{name}[{row}] is empty ({values[row]!r}); every rating needs an item and an annotator")
@@ -76,7 +78,10 @@ def _codes(values: Sequence, name: str, size: int) -> tuple[np.ndarray, np.ndarr
 
 
 def _first_ratings(items, annotators, ratings):
-    """Codes, ratings, and the mask of first ratings of each (item, annotator) pair."""
+    """Codes, ratings, the mask of first ratings, and each rating's first-rating row of its pair.
+
+    Pairs are found by sorting the (item, annotator) keys, so memory stays linear in the ratings
+    (never a table of items x annotators)."""
     x = np.asarray(ratings, dtype=float)
     if x.ndim != 1:
         raise ValueError(f"ratings must be one-dimensional, got shape {x.shape}")
@@ -86,21 +91,20 @@ def _first_ratings(items, annotators, ratings):
     item_labels, item = _codes(items, "items", x.size)
     annotator_labels, annotator = _codes(annotators, "annotators", x.size)
     key = item * len(annotator_labels) + annotator
-    first = np.zeros(x.size, dtype=bool)
-    first[np.unique(key, return_index=True)[1]] = True
-    return item_labels, item, annotator_labels, annotator, key, x, first
+    _, first_row, pair = np.unique(key, return_index=True, return_inverse=True)  # first occurrences
+    first_of = first_row[pair]
+    first = first_of == np.arange(x.size)
+    return item_labels, item, annotator_labels, annotator, x, first, first_of
 
 
 def intra_annotator_agreement(items: Sequence, annotators: Sequence, ratings: Sequence[float]) -> AgreementResult:
     """Each repeated (item, annotator) rating against that pair's first rating."""
-    *_, key, x, first = _first_ratings(items, annotators, ratings)
-    first_rating = np.full(key.max() + 1 if key.size else 0, np.nan)
-    first_rating[key[first]] = x[first]
+    *_, x, first, first_of = _first_ratings(items, annotators, ratings)
     repeats = ~first
     if repeats.sum() < 2:
         raise ValueError(f"intra-annotator agreement needs >= 2 repeated (item, annotator) "
                          f"ratings, got {int(repeats.sum())}")
-    return compare(x[repeats], first_rating[key[repeats]])
+    return compare(x[repeats], x[first_of[repeats]])
 
 
 def _item_sums(item: np.ndarray, x: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:
@@ -143,7 +147,7 @@ def annotator_agreement(items: Sequence, annotators: Sequence, ratings: Sequence
     """
     if on_invalid not in ("raise", "omit"):
         raise ValueError(f"on_invalid must be 'raise' or 'omit', got {on_invalid!r}")
-    item_labels, item, annotator_labels, annotator, _, x, first = _first_ratings(items, annotators, ratings)
+    item_labels, item, annotator_labels, annotator, x, first, _ = _first_ratings(items, annotators, ratings)
     m = np.bincount(item[first], minlength=len(item_labels))
     short = m < 2
     if short.any() and on_invalid == "raise":

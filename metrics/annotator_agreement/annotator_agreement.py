@@ -3,9 +3,12 @@
 import datasets
 import evaluate
 import pandas as pd
+import pyarrow as pa
 
 # evaluate.load copies only the same-folder modules imported here: every one the math uses
 from .agreement import annotator_agreement
+from .arrow_columns import numbers
+from .arrow_columns import sorted_codes
 from .correlation import correlate
 
 _CITATION = """\
@@ -79,8 +82,10 @@ class AnnotatorAgreement(evaluate.Measurement):
         return info
 
     def _compute(self, items, annotators, ratings, on_invalid="raise"):
-        result = annotator_agreement(_categories(items), _categories(annotators),
-                                     ratings.to_numpy(), on_invalid=on_invalid)
+        columns = [_ids(items), _ids(annotators), numbers(ratings)]
+        if any(column is None for column in columns):  # a null or blank id: the Python lists (their checks name the row)
+            columns = [items.to_pylist(), annotators.to_pylist(), ratings.to_pylist()]
+        result = annotator_agreement(*columns, on_invalid=on_invalid)
         out = {}
         for name in ("inter", "inter_loo", "intra"):
             part = getattr(result, name)
@@ -92,8 +97,9 @@ class AnnotatorAgreement(evaluate.Measurement):
         return out
 
 
-def _categories(column) -> pd.Categorical:
-    """An Arrow column as a Categorical (codes + distinct values); nulls get code -1."""
-    encoded = column.combine_chunks().dictionary_encode()
-    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
-    return pd.Categorical.from_codes(codes, categories=pd.Index(encoded.dictionary.to_pylist()))
+def _ids(column):
+    """Integer ids as numpy; string ids as a Categorical of their codes (no Python string per row)."""
+    if pa.types.is_integer(column.type):
+        return numbers(column)
+    coded = sorted_codes(column)
+    return None if coded is None else pd.Categorical.from_codes(coded[0][0], categories=pd.Index(coded[1]))

@@ -4,6 +4,8 @@ import datasets
 import evaluate
 
 # evaluate.load copies only the same-folder modules imported here: every one the math uses
+from .arrow_columns import sorted_codes
+from .arrow_input import annotations_from_arrow
 from .citations import ABDALLA_2023
 from .citations import KIRITCHENKO_MOHAMMAD_2016
 from .citations import KIRITCHENKO_MOHAMMAD_2017
@@ -51,7 +53,7 @@ def _features(item, choice):
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class BwsScores(evaluate.Measurement):
     def _info(self):
-        return evaluate.MeasurementInfo(
+        info = evaluate.MeasurementInfo(
             module_type="measurement",
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -59,9 +61,14 @@ class BwsScores(evaluate.Measurement):
             features=[_features("string", "string"), _features("string", "int64"), _features("int64", "int64")],
             reference_urls=["http://saifmohammad.com/WebPages/BestWorst.html"],
         )
+        # Arrow columns, not Python lists: ids are coded in Arrow, no Python object per cell
+        # (set after construction: MeasurementInfo checks a format only against a single Features)
+        info.format = "arrow"
+        return info
 
     def _compute(self, tuples, best, worst, choice="item", on_invalid="raise"):
-        r = bws_counting_scores(tuples, best, worst, choice=choice, on_invalid=on_invalid)
+        annotations = annotations_from_arrow(tuples, best, worst, choice=choice, on_invalid=on_invalid)
+        r = bws_counting_scores(annotations)
         return {"items": r.items.tolist(), "appearances": r.appearances.tolist(), "n_best": r.n_best.tolist(),
                 "n_worst": r.n_worst.tolist(), "score": r.score.tolist(), "score_01": r.score_01.tolist(),
                 "n_annotations": r.n_annotations, "n_skipped": r.n_skipped}

@@ -168,12 +168,16 @@ def encode_annotations(tuples, best, worst, *, choice: Choice = "item",
     if bad.any() and on_invalid == "raise":
         _raise_first(source, rows, rule, tuples, best, worst, choice, k)
     keep = ~bad
+    kept = codes[keep] if bad.any() else codes  # no copies of the (n, k) codes when every row is valid
     used = np.zeros(len(ids), dtype=bool)  # items of skipped rows only are dropped from the output
-    used[codes[keep].ravel()] = True
-    remap = np.cumsum(used) - 1
+    used[kept.ravel()] = True
+    if used.all():
+        tuples, best_code, worst_code = kept, best_code[keep], worst_code[keep]
+    else:
+        remap = np.cumsum(used) - 1
+        tuples, best_code, worst_code = remap[kept], remap[best_code[keep]], remap[worst_code[keep]]
     return Annotations(
-        items=ids[used], tuples=remap[codes[keep]], best=remap[best_code[keep]],
-        worst=remap[worst_code[keep]], rows=rows[keep],
+        items=ids[used], tuples=tuples, best=best_code, worst=worst_code, rows=rows[keep],
         skipped={RULES[r]: int(c) for r, c in zip(*np.unique(rule[bad], return_counts=True))},
         skipped_rows=rows[bad])
 
@@ -222,8 +226,10 @@ def factorize(values) -> tuple[np.ndarray, list]:
         low, span = flat.min(), int(flat.max()) - int(flat.min()) + 1
         if span <= 4 * flat.size:  # dense integer ids: a lookup table, no hashing
             present = np.zeros(span, dtype=bool)
-            present[flat - low] = True
+            present[flat - low if low else flat] = True
             distinct = np.flatnonzero(present) + low
+            if low == 0 and present.all():  # already codes 0..L-1 (e.g. coded in Arrow): no copy
+                return flat, distinct.tolist()
             code = np.cumsum(present) - 1
             return code[flat - low], distinct.tolist()
     with no_gc():
@@ -261,7 +267,8 @@ def _factorize(matrix: np.ndarray, *extra: np.ndarray):
     new_code[keep] = rank
     ids = np.empty(len(kept), dtype=matrix.dtype if matrix.dtype.kind in "iuU" else object)
     ids[:] = [kept[i] for i in order]
-    mapped = new_code[codes]
+    identity = len(kept) == len(distinct) and np.array_equal(new_code, np.arange(len(distinct)))
+    mapped = codes if identity else new_code[codes]  # dense sorted integer ids are their own codes
     columns = [(mapped[start:start + len(a)], blank[codes[start:start + len(a)]])
                for start, a in zip(itertools.accumulate([n_cells] + [len(a) for a in extra]), extra)]
     return mapped[:n_cells].reshape(matrix.shape), ids, columns

@@ -83,17 +83,33 @@ def split_half_bws(tuples, best=None, worst=None, *, trials: int = 1000, seed=DE
         raise ValueError(f"missing must be 'omit' or 'zero', not {missing!r}")
     ann = as_annotations(tuples, best, worst, choice=choice, on_invalid=on_invalid)
     n_items, k = len(ann.items), ann.tuples.shape[1]
-    _, group = np.unique(np.sort(ann.tuples, axis=1), axis=0, return_inverse=True)
-    group = group.ravel()
+    group = tuple_groups(ann.tuples, n_items)
     first = np.unique(group, return_index=True)[1]  # one annotation per tuple gives its items
-    columns = np.arange(len(ann.best))
-    net = sp.csr_matrix((np.r_[np.ones(len(columns)), -np.ones(len(columns))],
-                         (np.r_[ann.best, ann.worst], np.r_[columns, columns])), shape=(n_items, len(columns)))
+    n = len(ann.best)
+    # net (items, annotations): +1 at the best item, -1 at the worst; two entries per column, built
+    # as CSC directly (rows ascending within each column)
+    sign = np.where(ann.best < ann.worst, 1.0, -1.0)
+    net = sp.csc_matrix((np.column_stack([sign, -sign]).ravel(),
+                         np.column_stack([np.minimum(ann.best, ann.worst), np.maximum(ann.best, ann.worst)]).ravel(),
+                         np.arange(0, 2 * n + 1, 2)), shape=(n_items, n))
     members = sp.csr_matrix((np.ones(len(first) * k), (ann.tuples[first].ravel(), np.repeat(np.arange(len(first)), k))),
                             shape=(n_items, len(first)))
     appearances, n_best, n_worst = tally(ann)
     return _split_half(net, members, group, (n_best - n_worst, appearances), trials, seed, missing,
                        spearman_brown, integer=True, n_skipped=ann.n_skipped)
+
+
+def tuple_groups(tuples: np.ndarray, n_items: int) -> np.ndarray:
+    """Group id of each row's item set, in sorted order of the sorted rows (as ``np.unique(axis=0)``).
+
+    Column by column: the rank of the row prefix so far times ``n_items`` plus the next item keeps
+    the lexicographic order in one int64 key, so each step is a 1-d unique (linear memory).
+    """
+    rows = np.sort(tuples, axis=1)
+    group = np.zeros(len(rows), dtype=np.int64)  # < len(rows), so group * n_items + item fits int64
+    for column in rows.T:
+        group = np.unique(group * n_items + column, return_inverse=True)[1].ravel()
+    return group
 
 
 def split_half_ratings(items, ratings, annotators=None, *, trials: int = 1000, seed=DEFAULT_SEED,

@@ -9,6 +9,9 @@ import datasets
 import evaluate
 
 # evaluate.load copies only the same-folder modules imported here: every one the math uses
+from .arrow_columns import numbers
+from .arrow_columns import sorted_codes
+from .arrow_input import annotations_from_arrow
 from .citations import ABDALLA_2023
 from .citations import CRONBACH_1951
 from .citations import KIRITCHENKO_MOHAMMAD_2017
@@ -75,7 +78,7 @@ class SplitHalfReliability(evaluate.Measurement):
                         _bws_features("int64", "int64")]
         else:
             raise KeyError(f"config must be 'bws' or 'ratings', not {self.config_name!r}")
-        return evaluate.MeasurementInfo(
+        info = evaluate.MeasurementInfo(
             module_type="measurement",
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -83,17 +86,33 @@ class SplitHalfReliability(evaluate.Measurement):
             features=features,
             reference_urls=["http://saifmohammad.com/WebPages/BestWorst.html"],
         )
+        info.format = "arrow"  # Arrow columns, coded in Arrow: no Python object per cell
+        return info
 
     def _compute(self, tuples=None, best=None, worst=None, items=None, ratings=None, trials=1000, seed=DEFAULT_SEED,
                  spearman_brown=False, on_invalid="raise", choice="item", missing="omit"):
         if self.config_name == "ratings":
-            r = split_half_ratings(items, ratings, trials=trials, seed=seed, spearman_brown=spearman_brown,
-                                   on_invalid=on_invalid)
+            r = _split_half_ratings(items, ratings, trials=trials, seed=seed, spearman_brown=spearman_brown,
+                                    on_invalid=on_invalid)
         else:
-            r = split_half_bws(tuples, best, worst, trials=trials, seed=seed, missing=missing,
-                               spearman_brown=spearman_brown, choice=choice, on_invalid=on_invalid)
+            annotations = annotations_from_arrow(tuples, best, worst, choice=choice, on_invalid=on_invalid)
+            r = split_half_bws(annotations, trials=trials, seed=seed, missing=missing,
+                               spearman_brown=spearman_brown)
         return {"spearman": r.spearman, "spearman_std": r.spearman_std, "pearson": r.pearson,
                 "pearson_std": r.pearson_std, "corrected_spearman": r.corrected_spearman,
                 "corrected_pearson": r.corrected_pearson, "n_items": r.n_items,
                 "n_items_both_mean": float(r.n_items_both.mean()), "n_items_both_min": int(r.n_items_both.min()),
                 "n_skipped": r.n_skipped}
+
+
+def _split_half_ratings(items, ratings, **options):
+    """split_half_ratings of Arrow columns: items as codes in sorted id order (the same groups and
+    draws as the ids); the Python lists where coding cannot be exact and for errors (they name the
+    row in the user's ids)."""
+    coded, values = sorted_codes(items), numbers(ratings)
+    if coded is not None and values is not None:
+        try:
+            return split_half_ratings(coded[0][0], values, **options)
+        except DataValidationError:
+            pass
+    return split_half_ratings(items.to_pylist(), ratings.to_pylist(), **options)

@@ -1,0 +1,1 @@
+from metrics.arrow_columns import chunks, numbers, sorted_codes

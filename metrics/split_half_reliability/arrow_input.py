@@ -1,0 +1,1 @@
+from metrics.bws_scores.arrow_input import annotations_from_arrow
