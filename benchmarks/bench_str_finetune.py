@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from trainers.data import pretokenize_pairs, prepare_pairs
-from trainers.ensemble import cv_ensemble, load_run
+from trainers.ensemble import check_same_rows, cv_ensemble, load_run, rank_average, spearman
 from trainers.models import build_model
 from trainers.pretrained import resolve_model
 from trainers.trainer import PairTrainer, device_kwargs, similarity_scores, training_arguments
@@ -167,6 +167,16 @@ def print_tables(results: dict, runs: list[str], folds: list[int]) -> None:
         print(f"{source:<10} {PAPER_CV[source]:>6.2f} " + " ".join(f"{v:>15.4f}" for v in vals))
 
 
+def print_rank_average(ensemble: str, runs: list) -> None:
+    """One fold: each member's Spearman and their (equal-weight) rank average's."""
+    check_same_rows(runs)
+    matrix = np.column_stack([run.predictions for run in runs])
+    members = "  ".join(f"{m[:18]} {spearman(r.predictions, r.labels):.4f}"
+                        for m, r in zip(ensemble.split("+"), runs))
+    print(f"\nensemble {ensemble} on one fold (a stack needs >= 2 folds): {members}  "
+          f"rank {spearman(rank_average(matrix), runs[0].labels):.4f}")
+
+
 def print_ensembles(results: dict, ensembles: list[str], folds: list[int]) -> dict:
     """Per ensemble ``A+B[+C]``: per fold Spearman of each member, rank average and OOF stack."""
     summary = {}
@@ -177,6 +187,9 @@ def print_ensembles(results: dict, ensembles: list[str], folds: list[int]) -> di
             continue
         runs = {m: {f"cv-fold-{f}": load_run(results[f"{f}/{m}"]["output_dir"]) for f in folds}
                 for m in members}
+        if len(folds) == 1:  # no other fold to fit a stack on: the rank average alone
+            print_rank_average(ensemble, [runs[m][f"cv-fold-{folds[0]}"] for m in members])
+            continue
         cv = cv_ensemble(runs)
         names = list(next(iter(cv.folds.values())))
         print(f"\nensemble {ensemble}: Spearman per fold")
