@@ -28,8 +28,10 @@ def sorted_codes(*columns) -> tuple[list[np.ndarray], np.ndarray] | None:
     if not parts or not sum(map(len, parts)):
         return [np.zeros(0, dtype=np.int32) for _ in columns], np.zeros(0, dtype=object)
     encoded = pa.chunked_array(parts).dictionary_encode()
-    if len({chunk.dictionary.buffers()[1].address for chunk in encoded.chunks}) > 1:
-        encoded = pa.chunked_array([encoded.combine_chunks()])  # one dictionary for all chunks
+    # pyarrow gives every chunk the one shared dictionary; anything else (another buffer, or the
+    # same buffer seen at another length) is unified first
+    if len({(chunk.dictionary.buffers()[1].address, len(chunk.dictionary)) for chunk in encoded.chunks}) > 1:
+        encoded = pa.chunked_array([encoded.combine_chunks()])
     labels = encoded.chunks[0].dictionary.to_pylist()
     if any(not label.strip() for label in labels):
         return None
