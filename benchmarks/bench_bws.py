@@ -129,6 +129,8 @@ def reset():  # free what the set-up left, then restart the peak (VmHWM) from th
 rng = np.random.default_rng(0)
 """
 
+MEMORY_N = 4_999_968  # about 5M, a multiple of 144
+
 # inputs as a user has them (Python lists), then the call; n is a multiple of 144 (9 ratings per
 # item, 8 per SHR item, 16 annotations per BWS item)
 MEMORY_CASES = {
@@ -201,7 +203,7 @@ def bench_scaling(trials: int) -> None:
     print(f"{'':<22} {'88k us/ann':>10} {'MiB':>7} | {'5M us/ann':>10} {'MiB':>7} | {'time ratio':>10}")
     for name, ((n1, t1, m1), (n2, t2, m2)) in rows.items():
         print(f"{name:<22} {t1:>10.3f} {m1:>7.1f} | {t2:>10.3f} {m2:>7.1f} | {t2 / t1:>9.2f}x   (n={n1:,} / {n2:,})")
-    bench_evaluate_memory(4_999_968)
+    bench_evaluate_memory(MEMORY_N)
 
 
 def main() -> None:
@@ -221,7 +223,7 @@ def main() -> None:
         if args.scaling:
             bench_scaling(min(args.trials, 100))
         elif args.memory:
-            bench_evaluate_memory(4_999_968)
+            bench_evaluate_memory(MEMORY_N)
         return
     print(f"cpus={os.cpu_count()} load average={os.getloadavg()[0]:.2f} numpy={np.__version__}")
     print("wall = median seconds of --repeats runs, cpu = CPU seconds of this process (others' load"
