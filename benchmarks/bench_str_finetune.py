@@ -9,8 +9,11 @@ predictions (:mod:`trainers.ensemble`), never on the test fold.
 
 Prints per-fold and mean Spearman, the per-source table (paper Table 6, RoBERTa-base CV column
 beside it), training throughput (pairs/s = train pairs x epochs / training seconds, the whole run)
-and peak memory (GPU: max allocated; CPU: the process's max RSS so far). Each finished
-(fold, run) is stored in ``OUT/results.json`` and reused on the next call (``--force`` re-runs).
+and peak memory (GPU: max allocated; CPU: the process's max RSS so far), each fold with the
+device and precision it ran under (``--precision``, or ``precision=`` in a spec: see
+``python -m trainers fit --help``). Each finished (fold, run) is stored in ``OUT/results.json``
+and reused on the next call when its settings are the same (``--force`` re-runs);
+``--report`` prints the stored results of ``--folds``/``--run`` without training anything.
 Not part of the test suite.
 
     nice -n 10 .venv/bin/python benchmarks/bench_str_finetune.py --folds 0 \
@@ -18,6 +21,9 @@ Not part of the test suite.
     # throughput only: 40 steps per run and batch size, interleaved 3 times
     .venv/bin/python benchmarks/bench_str_finetune.py --throughput-steps 40 --batch-sizes 16,64,256 \
         --run bi@minilm --run bi@minilm,compile=reduce-overhead,pad_to_multiple_of=16 --run st@minilm
+    # a CPU with AVX512-BF16 or AMX: mpnet folds in bf16 autocast, about 1.9x faster
+    nice -n 10 .venv/bin/python benchmarks/bench_str_finetune.py --folds 2 --precision bf16 \
+        --run bi@mpnet --run cross@mpnet,learning_rate=4e-5
 """
 
 from __future__ import annotations
@@ -36,8 +42,10 @@ import torch
 from trainers.data import pretokenize_pairs, prepare_pairs
 from trainers.ensemble import check_same_rows, cv_ensemble, load_run, rank_average, spearman
 from trainers.models import build_model
+from trainers.options import PRECISIONS
 from trainers.pretrained import resolve_model
-from trainers.trainer import PairTrainer, device_kwargs, similarity_scores, training_arguments
+from trainers.trainer import (PairTrainer, device_kwargs, precision_used, similarity_scores,
+                              training_arguments)
 from trainers.training import FitOptions, compile_encoder, fit, load_pairs, parse_member, per_source_spearman
 
 PAPER_CV = {"STS": 0.79, "SNLI": 0.80, "Stance": 0.49, "Goodreads": 0.73, "Wikipedia": 0.79,
@@ -47,9 +55,16 @@ PAPER_CV = {"STS": 0.79, "SNLI": 0.80, "Stance": 0.49, "Goodreads": 0.73, "Wikip
 def run_options(spec: str, args) -> tuple[str, FitOptions]:
     """(model name or path, options) of a run spec; ``st@MODEL`` keeps the flag defaults."""
     defaults = FitOptions(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.lr,
-                          warmup=args.warmup, weight_decay=args.weight_decay, seed=args.seed)
+                          warmup=args.warmup, weight_decay=args.weight_decay, seed=args.seed,
+                          precision=args.precision)
     _, model, options = parse_member(spec, defaults)
     return model, options
+
+
+def same_settings(stored: dict, settings: dict) -> bool:
+    """A stored result ran with ``settings``; options added to FitOptions after it was stored
+    count at their defaults (e.g. ``precision``: ``auto``)."""
+    return {**asdict(FitOptions()), **stored.get("settings", {})} == settings
 
 
 def peak_memory_gib() -> float:
@@ -61,7 +76,7 @@ def peak_memory_gib() -> float:
 def train_sentence_transformers(train, model: str, out: Path, options: FitOptions,
                                 max_steps: int = -1):
     """The reference: SentenceTransformerTrainer + CosineSimilarityLoss, same data and settings.
-    Returns the trained model and the training seconds."""
+    Returns the trained model, the training seconds and the precision (``precision_used``)."""
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer import SentenceTransformerTrainer
     from sentence_transformers.sentence_transformer import SentenceTransformerTrainingArguments
@@ -73,18 +88,18 @@ def train_sentence_transformers(train, model: str, out: Path, options: FitOption
         per_device_train_batch_size=options.batch_size, learning_rate=options.learning_rate,
         warmup_steps=options.warmup, weight_decay=options.weight_decay, seed=options.seed,
         data_seed=options.seed, save_strategy="no", logging_strategy="epoch", report_to="none",
-        disable_tqdm=True, **device_kwargs())
+        disable_tqdm=True, **device_kwargs(options.precision))
     trainer = SentenceTransformerTrainer(model=st, args=st_args,
                                          train_dataset=train.select_columns(
                                              ["sentence1", "sentence2", "labels"]),
                                          loss=CosineSimilarityLoss(st))
-    return st, float(trainer.train().metrics["train_runtime"])
+    return st, float(trainer.train().metrics["train_runtime"]), precision_used(st_args)
 
 
 def run_sentence_transformers(data, model: str, out: Path, options: FitOptions) -> dict:
     train = prepare_pairs(data.splits["train"], data.score_range, where=f"{data.name}/train")
     test = prepare_pairs(data.splits["test"], data.score_range, where=f"{data.name}/test")
-    st, seconds = train_sentence_transformers(train, model, out, options)
+    st, seconds, precision = train_sentence_transformers(train, model, out, options)
     e1 = st.encode(test["sentence1"], convert_to_tensor=True, batch_size=64)
     e2 = st.encode(test["sentence2"], convert_to_tensor=True, batch_size=64)
     predictions = torch.nn.functional.cosine_similarity(e1, e2).float().cpu().numpy()
@@ -93,14 +108,15 @@ def run_sentence_transformers(data, model: str, out: Path, options: FitOptions) 
     return {"spearman": scores.spearman, "pearson": scores.pearson,
             "per_source": per_source_spearman(data.splits["test"], predictions, labels),
             "train_seconds": seconds,
-            "pairs_per_second": len(train) * options.epochs / seconds}
+            "pairs_per_second": len(train) * options.epochs / seconds, "precision": precision}
 
 
 def run_ours(data, model: str, out: Path, options: FitOptions) -> dict:
     result = fit(data, model, out, options)
     return {"spearman": result.spearman, "pearson": result.pearson,
             "per_source": result.per_source, "train_seconds": result.train_seconds,
-            "pairs_per_second": result.pairs_per_second, "output_dir": result.output_dir}
+            "pairs_per_second": result.pairs_per_second, "output_dir": result.output_dir,
+            "precision": result.precision}
 
 
 def throughput(data, runs: list[str], out: Path, args) -> None:
@@ -116,8 +132,8 @@ def throughput(data, runs: list[str], out: Path, args) -> None:
             model, options = run_options(run, args)
             options = replace(options, batch_size=batch)
             if options.encoder == "st":
-                _, seconds = train_sentence_transformers(train, resolve_model(model), out / "tp",
-                                                         options, steps)
+                _, seconds, _ = train_sentence_transformers(train, resolve_model(model),
+                                                            out / "tp", options, steps)
             else:
                 encoder = build_model(options.encoder, resolve_model(model), seed=options.seed)
                 compile_encoder(encoder, options)
@@ -125,7 +141,8 @@ def throughput(data, runs: list[str], out: Path, args) -> None:
                     str(out / "tp"), epochs=options.epochs, batch_size=batch,
                     learning_rate=options.learning_rate, warmup=options.warmup,
                     weight_decay=options.weight_decay, seed=options.seed, max_steps=steps,
-                    logging_strategy="no", dataloader_num_workers=options.num_workers)
+                    precision=options.precision, logging_strategy="no",
+                    dataloader_num_workers=options.num_workers)
                 seconds = float(PairTrainer(
                     encoder, training, objective=options.objective,
                     group_by_length=options.group_by_length,
@@ -154,7 +171,8 @@ def print_tables(results: dict, runs: list[str], folds: list[int]) -> None:
         for f in done:
             c = results[f"{f}/{run}"]
             print(f"    fold {f}: {c['spearman']:.4f} | {c['pairs_per_second']:8.1f}/s | "
-                  f"{c.get('peak_memory_gib', float('nan')):.2f}  ({c.get('device', '?')})")
+                  f"{c.get('peak_memory_gib', float('nan')):.2f}  ({c.get('device', '?')}, "
+                  f"{c.get('precision', 'fp32' if 'CPU' in c.get('device', '') else 'bf16/tf32')})")
         if done:
             print(f"    mean over {len(done)} fold(s): "
                   f"{np.mean([results[f'{f}/{run}']['spearman'] for f in done]):.4f}")
@@ -223,6 +241,10 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=0.1)
     parser.add_argument("--weight-decay", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--precision", choices=PRECISIONS, default="auto",
+                        help="auto: bf16 on a GPU, fp32 on CPU; bf16: also on CPU; fp32")
+    parser.add_argument("--report", action="store_true",
+                        help="print the stored results of --folds and --run; train nothing")
     parser.add_argument("--mirror", help="upstream mirror ($SEMREL_MIRROR)")
     parser.add_argument("--out", default="build/bench")
     parser.add_argument("--force", action="store_true", help="re-run finished (fold, run)s")
@@ -249,13 +271,13 @@ def main() -> None:
         throughput(load_pairs("str-2021", f"cv-fold-{folds[0]}", mirror=args.mirror), runs,
                    out, args)
         return
-    for fold in folds:
+    for fold in [] if args.report else folds:
         data = load_pairs("str-2021", f"cv-fold-{fold}", mirror=args.mirror)
         for run in runs:
             key = f"{fold}/{run}"
             model, options = run_options(run, args)
-            settings = {k: v for k, v in asdict(options).items()}
-            if not args.force and results.get(key, {}).get("settings") == settings:
+            settings = asdict(options)
+            if not args.force and key in results and same_settings(results[key], settings):
                 print(f"fold {fold} {run}: stored result reused")
                 continue
             start = time.perf_counter()

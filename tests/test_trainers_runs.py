@@ -12,6 +12,8 @@ from pathlib import Path
 
 import datasets
 import pytest
+import safetensors.torch
+import torch
 
 from trainer_fixtures import tiny_encoder, toy_conditional_pairs, toy_pairs
 from trainer_fixtures import toy_folder as save_toy_folder
@@ -66,6 +68,7 @@ MISTAKES = [  # (arguments after `fit`, words the one-line answer must hold)
     (["--max-length", "0"], ["--max-length 0", ">= 1"]),
     (["--save-steps", "-1"], ["--save-steps -1", ">= 1"]),
     (["--on-invalid", "skip"], ["--on-invalid", "invalid choice"]),
+    (["--precision", "fp16"], ["--precision", "invalid choice: 'fp16'"]),
 ]
 
 
@@ -167,6 +170,10 @@ def test_resume_picks_only_complete_checkpoints_of_the_same_run(encoder, toy_fol
     (checkpoints / "checkpoint-4" / "trainer_state.json").unlink()  # killed while written
     (checkpoints / "checkpoint-6").mkdir()  # an empty one
     assert last_complete_checkpoint(checkpoints).name == "checkpoint-2"
+    run_file = checkpoints / "semrel_run.json"  # written before FitOptions had `precision`
+    older = json.loads(run_file.read_text())
+    del older["options"]["precision"]
+    run_file.write_text(json.dumps(older))
     resumed = fit(data, encoder, out, options, save_steps=2, resume_from_checkpoint=True)
     assert resumed.mse == pytest.approx(first.mse, abs=1e-6)
     # pairs/s over the 2 steps trained here (16 pairs), not the run's 4 (32 pairs)
@@ -192,7 +199,8 @@ def test_arguments_and_data_outside_their_rules_are_refused(encoder, toy_folder,
         predict(plain.output_dir, load_pairs(str(conditional), score_range=(1, 5)))
     for bad, words in [({"epochs": 0}, "--epochs 0"), ({"max_length": 0}, "--max-length 0"),
                        ({"on_invalid": "skip"}, "--on-invalid 'skip'"),
-                       ({"batch_size": 0}, "--batch-size 0")]:
+                       ({"batch_size": 0}, "--batch-size 0"),
+                       ({"precision": "half"}, "--precision 'half'")]:
         with pytest.raises(ValueError, match=words):
             FitOptions(**bad)
 
@@ -212,3 +220,61 @@ def test_a_terminal_gets_a_progress_bar_else_a_line_per_epoch(encoder, tmp_path,
     kinds = {type(c) for c in trainer.callback_handler.callbacks}
     assert (LossProgressCallback in kinds) is terminal
     assert (PrinterCallback in kinds) is not terminal
+
+
+@pytest.mark.parametrize("precision,dtype", [("auto", torch.float32), ("fp32", torch.float32),
+                                             ("bf16", torch.bfloat16)])
+def test_precision_sets_the_autocast_dtype_of_training_and_master_weights_stay_float32(
+        encoder, toy_folder, tmp_path, precision, dtype):
+    data = load_pairs(str(toy_folder), score_range=(0, 1))
+    seen = set()
+
+    def linear_outputs(module, inputs, output):
+        if isinstance(module, torch.nn.Linear) and module.training:
+            seen.add(output.dtype)
+
+    hook = torch.nn.modules.module.register_module_forward_hook(linear_outputs)
+    try:
+        result = fit(data, encoder, tmp_path / precision, small(precision=precision))
+    finally:
+        hook.remove()
+    assert seen == {dtype}  # every training-time Linear of the transformer ran in this dtype
+    used = "bf16" if dtype == torch.bfloat16 else "fp32"  # no GPU here, so never /tf32
+    assert result.precision == used
+    assert json.loads((tmp_path / precision / "metrics.json").read_text())["precision"] == used
+    assert f"(precision: {used})" in (tmp_path / precision / "README.md").read_text()
+    weights = safetensors.torch.load_file(tmp_path / precision / "model.safetensors")
+    assert {w.dtype for w in weights.values()} == {torch.float32}
+
+
+GPUS = {"H100": (True, (9, 0)), "Tesla T4": (False, (7, 5))}  # name: (bf16, capability)
+PRECISION_KWARGS = [  # (GPU or None, --precision, TrainingArguments kwargs or an error's words)
+    (None, "auto", {"use_cpu": True, "bf16": False}),
+    (None, "fp32", {"use_cpu": True, "bf16": False}),
+    (None, "bf16", {"use_cpu": True, "bf16": True}),
+    ("H100", "auto", {"optim": "adamw_torch_fused", "bf16": True, "tf32": True}),
+    ("H100", "bf16", {"optim": "adamw_torch_fused", "bf16": True, "tf32": True}),
+    ("H100", "fp32", {"optim": "adamw_torch_fused", "tf32": False}),
+    ("Tesla T4", "auto", {"optim": "adamw_torch_fused", "fp16": True}),
+    ("Tesla T4", "fp32", {"optim": "adamw_torch_fused", "tf32": False}),
+    ("Tesla T4", "bf16", "--precision bf16: Tesla T4 has no bf16"),
+    (None, "fp16", "--precision 'fp16': must be one of"),
+]
+
+
+@pytest.mark.parametrize("gpu,precision,expected", PRECISION_KWARGS,
+                         ids=[f"{g}-{p}" for g, p, _ in PRECISION_KWARGS])
+def test_precision_picks_autocast_and_tf32_per_device(monkeypatch, gpu, precision, expected):
+    from trainers.trainer import device_kwargs
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: gpu is not None)
+    if gpu is not None:
+        bf16, capability = GPUS[gpu]
+        monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: bf16)
+        monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a, **k: capability)
+        monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a, **k: gpu)
+    if isinstance(expected, str):
+        with pytest.raises(ValueError, match=expected):
+            device_kwargs(precision)
+    else:
+        assert device_kwargs(precision) == expected

@@ -19,7 +19,8 @@ import argparse
 import sys
 from dataclasses import fields
 
-from .options import COMPILE_MODES, ON_INVALID, FitOptions, check_save_steps, check_score_range
+from .options import (COMPILE_MODES, ON_INVALID, PRECISIONS, FitOptions, check_save_steps,
+                      check_score_range)
 
 OPTION_HELP = {  # names as registered in trainers.models.MODEL_CLASSES / trainers.losses.LOSSES
     "encoder": "encoder kind: cross | bi | tri",
@@ -42,8 +43,10 @@ OPTION_HELP = {  # names as registered in trainers.models.MODEL_CLASSES / traine
     "pad_to_multiple_of": "pad batch widths up to a multiple of this (few shapes to compile; 0: "
                           "no rounding)",
     "num_workers": "DataLoader worker processes that collate batches (0: the main process)",
+    "precision": "auto: bf16 autocast + TF32 on a GPU, float32 on CPU | bf16: bf16 autocast on "
+                 "either (fast on CPUs with AVX512-BF16/AMX) | fp32: no autocast, no TF32",
 }
-CHOICES = {"on_invalid": ON_INVALID, "compile": COMPILE_MODES}
+CHOICES = {"on_invalid": ON_INVALID, "compile": COMPILE_MODES, "precision": PRECISIONS}
 ENSEMBLE_METHODS = ("rank", "stack")  # trainers.ensemble.METHODS (not imported: no torch here)
 TYPES = {"int": int, "float": float, "str": str}  # FitOptions' annotations (strings here)
 

@@ -22,6 +22,7 @@ from metrics.correlation import correlate
 from .data import PairCollator, condition_groups
 from .losses import MSELoss, PairLoss, build_loss
 from .models import PairEncoder, sequence_lengths
+from .options import PRECISIONS
 from .samplers import GroupBatchSampler
 
 
@@ -54,21 +55,39 @@ def compute_metrics(eval_pred: EvalPrediction) -> dict[str, float]:
     return vars(similarity_scores(predictions, eval_pred.label_ids))
 
 
-def device_kwargs() -> dict:
-    """On a CUDA GPU: bf16 (else fp16) autocast, and TF32 matmuls where the GPU has them.
-    Without one: ``use_cpu`` (which also lets torchrun run several CPU processes over gloo)."""
+def device_kwargs(precision: str = "auto") -> dict:
+    """Device and precision for TrainingArguments (``precision``: see
+    :class:`~trainers.options.FitOptions`). On a CUDA GPU, ``auto`` and ``bf16``: bf16 autocast
+    (``auto`` falls back to fp16 on a GPU without bf16, ``bf16`` is a ValueError there) and TF32
+    matmuls where the GPU has them; ``fp32``: neither (TF32 switched off, also after an earlier
+    run in the same process switched it on); always fused AdamW. Without a GPU: ``use_cpu``
+    (which also lets torchrun run several CPU processes over gloo), float32 unless ``bf16``."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"--precision {precision!r}: must be one of {PRECISIONS}")
     if not torch.cuda.is_available():
-        return {"use_cpu": True}
-    kwargs = {"bf16": True} if torch.cuda.is_bf16_supported() else {"fp16": True}
-    kwargs["optim"] = "adamw_torch_fused"  # one kernel per step, not one per tensor group
+        return {"use_cpu": True, "bf16": precision == "bf16"}
+    kwargs = {"optim": "adamw_torch_fused"}  # one kernel per step, not one per tensor group
+    if precision == "fp32":
+        return {**kwargs, "tf32": False}
+    if precision == "bf16" and not torch.cuda.is_bf16_supported():
+        raise ValueError(f"--precision bf16: {torch.cuda.get_device_name()} has no bf16; use "
+                         "auto (fp16 autocast there) or fp32")
+    kwargs["bf16" if torch.cuda.is_bf16_supported() else "fp16"] = True
     if torch.cuda.get_device_capability()[0] >= 8:  # Ampere and later have TF32 tensor cores
         kwargs["tf32"] = True
     return kwargs
 
 
+def precision_used(args: TrainingArguments) -> str:
+    """The autocast dtype a run trained under: ``bf16``, ``fp16`` or ``fp32`` (+ ``/tf32``)."""
+    name = "bf16" if args.bf16 else "fp16" if args.fp16 else "fp32"
+    return name + ("/tf32" if args.tf32 else "")
+
+
 def training_arguments(output_dir: str, *, epochs: float = 4, batch_size: int = 16,
                        learning_rate: float = 2e-5, warmup: float = 0.1, weight_decay: float = 0.01,
-                       seed: int = 42, **overrides) -> TrainingArguments:
+                       seed: int = 42, precision: str = "auto", **overrides
+                       ) -> TrainingArguments:
     """TrainingArguments for pair encoders: no column pruning, ``labels`` as the label name,
     loss logged per epoch, device and precision from :func:`device_kwargs`; a progress bar
     (steps, loss, ETA) when stderr is a terminal, else one log line per epoch; ``overrides`` win
@@ -81,7 +100,7 @@ def training_arguments(output_dir: str, *, epochs: float = 4, batch_size: int = 
         remove_unused_columns=False, label_names=["labels"], report_to="none",
         disable_tqdm=not sys.stderr.isatty(), dataloader_pin_memory=torch.cuda.is_available(),
         logging_nan_inf_filter=False,  # its per-step isnan check waits for the GPU every step
-        **device_kwargs(),
+        **device_kwargs(precision),
     )
     kwargs.update(overrides)
     return TrainingArguments(**kwargs)

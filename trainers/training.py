@@ -25,7 +25,8 @@ from .ensemble import ENSEMBLE_FILE, PREDICTIONS_FILE, Ensemble, cv_ensemble, lo
 from .losses import LOSSES
 from .models import MODEL_CLASSES, PairEncoder, build_model
 from .options import FitOptions, check_score_range, check_save_steps
-from .trainer import PairTrainer, SimilarityResult, similarity_scores, training_arguments
+from .trainer import (PairTrainer, SimilarityResult, precision_used, similarity_scores,
+                      training_arguments)
 
 FAMILIES = {"cv": "cv-fold-", "lodo": "lodo-"}
 # the run's fingerprint (what --resume and --overwrite check); beside the checkpoints, which stay
@@ -64,6 +65,7 @@ class FitResult:
     n_omitted_groups: int = 0
     data: str = ""
     score_range: tuple[float, float] | None = None
+    precision: str = ""
 
 
 def load_pairs(dataset: str, config: str = "default", *, score_range=None, mirror=None,
@@ -123,6 +125,8 @@ def check_output(output_dir: Path, run: dict, *, resume: bool, overwrite: bool) 
     if resume:
         saved = (json.loads((output_dir / RUN_FILE).read_text())
                  if (output_dir / RUN_FILE).is_file() else None)
+        if saved and isinstance(saved.get("options"), dict):  # options added since: defaults
+            saved["options"] = {**asdict(FitOptions()), **saved["options"]}
         if saved != run:
             raise ValueError(f"--resume: {output_dir} holds another run (data, model or "
                              "options differ); resume only continues the same run")
@@ -233,7 +237,7 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
         str(checkpoints), epochs=options.epochs, batch_size=options.batch_size,
         learning_rate=options.learning_rate, warmup=options.warmup,
         weight_decay=options.weight_decay, seed=options.seed, max_steps=options.max_steps,
-        dataloader_num_workers=options.num_workers,
+        precision=options.precision, dataloader_num_workers=options.num_workers,
         dataloader_persistent_workers=options.num_workers > 0, **saving, **argument_overrides)
     trainer = PairTrainer(model, args, objective=options.objective, margin=options.margin,
                           on_invalid=options.on_invalid,
@@ -261,7 +265,7 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
         train_pairs=len(train), train_seconds=seconds,
         pairs_per_second=pairs_here / seconds if seconds > 0 else 0.0,
         n_omitted_groups=trainer.n_omitted_groups, data=data.name,
-        score_range=data.score_range)
+        score_range=data.score_range, precision=precision_used(args))
     if trainer.is_world_process_zero():
         model.save_pretrained(output_dir)
         (output_dir / "metrics.json").write_text(json.dumps(asdict(result), indent=2,
