@@ -112,7 +112,7 @@ def run_sentence_transformers(data, model: str, out: Path, options: FitOptions) 
 
 
 def run_ours(data, model: str, out: Path, options: FitOptions) -> dict:
-    result = fit(data, model, out, options)
+    result = fit(data, model, out, options, overwrite=True)  # the benchmark owns its run folders
     return {"spearman": result.spearman, "pearson": result.pearson,
             "per_source": result.per_source, "train_seconds": result.train_seconds,
             "pairs_per_second": result.pairs_per_second, "output_dir": result.output_dir,
