@@ -21,7 +21,7 @@ Not part of the test suite.
     # throughput only: 40 steps per run and batch size, interleaved 3 times
     .venv/bin/python benchmarks/bench_str_finetune.py --throughput-steps 40 --batch-sizes 16,64,256 \
         --run bi@minilm --run bi@minilm,compile=reduce-overhead,pad_to_multiple_of=16 --run st@minilm
-    # a CPU with AVX512-BF16 or AMX: mpnet folds in bf16 autocast, about 1.9x faster
+    # a CPU with AVX512-BF16 or AMX: mpnet folds in bf16 autocast, about 1.7x faster
     nice -n 10 .venv/bin/python benchmarks/bench_str_finetune.py --folds 2 --precision bf16 \
         --run bi@mpnet --run cross@mpnet,learning_rate=4e-5
 """

@@ -25,7 +25,7 @@ class FitOptions:
     shapes to compile); ``num_workers`` collates batches in that many DataLoader processes.
     ``precision``: ``auto`` (bf16 autocast + TF32 on a GPU, fp16 where it lacks bf16; float32 on
     CPU), ``bf16`` (bf16 autocast on either, refused by a GPU without bf16; on a CPU with
-    AVX512-BF16 or AMX about 1.9x faster for mpnet), ``fp32`` (no autocast, no TF32). Master
+    AVX512-BF16 or AMX about 1.7x faster for mpnet), ``fp32`` (no autocast, no TF32). Master
     weights stay float32 in every case.
     A value outside its rule is a ``ValueError`` naming the option."""
 
