@@ -42,7 +42,7 @@ import torch
 from trainers.data import pretokenize_pairs, prepare_pairs
 from trainers.ensemble import check_same_rows, cv_ensemble, load_run, rank_average, spearman
 from trainers.models import build_model
-from trainers.options import PRECISIONS
+from trainers.options import PRECISIONS, stored_options
 from trainers.pretrained import resolve_model
 from trainers.trainer import (PairTrainer, device_kwargs, precision_used, similarity_scores,
                               training_arguments)
@@ -59,12 +59,6 @@ def run_options(spec: str, args) -> tuple[str, FitOptions]:
                           precision=args.precision)
     _, model, options = parse_member(spec, defaults)
     return model, options
-
-
-def same_settings(stored: dict, settings: dict) -> bool:
-    """A stored result ran with ``settings``; options added to FitOptions after it was stored
-    count at their defaults (e.g. ``precision``: ``auto``)."""
-    return {**asdict(FitOptions()), **stored.get("settings", {})} == settings
 
 
 def peak_memory_gib() -> float:
@@ -277,7 +271,8 @@ def main() -> None:
             key = f"{fold}/{run}"
             model, options = run_options(run, args)
             settings = asdict(options)
-            if not args.force and key in results and same_settings(results[key], settings):
+            if not args.force and key in results and \
+                    stored_options(results[key].get("settings", {})) == settings:
                 print(f"fold {fold} {run}: stored result reused")
                 continue
             start = time.perf_counter()

@@ -147,7 +147,7 @@ Trained with `python -m trainers` (semrel) on the `train` split, objective `{opt
 {_table(("option", "value"), asdict(options), "g")}
 
 Training throughput: {result.pairs_per_second:.1f} pairs/s over {result.train_seconds:.1f} s
-(precision: {result.precision or "fp32"}).
+(precision: {result.precision}).
 
 Training loss:
 

@@ -7,7 +7,7 @@ Names of encoder kinds and objectives are checked against their registries
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 ON_INVALID = ("raise", "omit")
 COMPILE_MODES = ("none", "default", "reduce-overhead", "max-autotune")
@@ -73,6 +73,12 @@ class FitOptions:
             if not ok:
                 raise ValueError(f"--{name.replace('_', '-')} {getattr(self, name)!r}: must be "
                                  f"{rule}")
+
+
+def stored_options(saved: dict) -> dict:
+    """Options as a run stored them (``asdict(FitOptions)`` of an earlier version), with the
+    options added to :class:`FitOptions` since then at their defaults (e.g. ``precision``)."""
+    return {**asdict(FitOptions()), **saved}
 
 
 def check_score_range(score_range) -> tuple[float, float]:

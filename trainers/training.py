@@ -24,7 +24,7 @@ from .data import prepare_pairs, pretokenize_pairs, unscale
 from .ensemble import ENSEMBLE_FILE, PREDICTIONS_FILE, Ensemble, cv_ensemble, load_run
 from .losses import LOSSES
 from .models import MODEL_CLASSES, PairEncoder, build_model
-from .options import FitOptions, check_score_range, check_save_steps
+from .options import FitOptions, check_score_range, check_save_steps, stored_options
 from .trainer import (PairTrainer, SimilarityResult, precision_used, similarity_scores,
                       training_arguments)
 
@@ -125,8 +125,8 @@ def check_output(output_dir: Path, run: dict, *, resume: bool, overwrite: bool) 
     if resume:
         saved = (json.loads((output_dir / RUN_FILE).read_text())
                  if (output_dir / RUN_FILE).is_file() else None)
-        if saved and isinstance(saved.get("options"), dict):  # options added since: defaults
-            saved["options"] = {**asdict(FitOptions()), **saved["options"]}
+        if saved and isinstance(saved.get("options"), dict):
+            saved["options"] = stored_options(saved["options"])
         if saved != run:
             raise ValueError(f"--resume: {output_dir} holds another run (data, model or "
                              "options differ); resume only continues the same run")
