@@ -4,8 +4,8 @@ hyperparameters) and their ensembles, beside sentence-transformers' own trainer.
 A run is ``ENCODER@MODEL[,option=value...]`` (the ``python -m trainers cv --member`` syntax; the
 flags give the defaults), or ``st@MODEL`` for sentence-transformers' trainer
 (CosineSimilarityLoss, same folds and hyperparameters). ``--ensemble A+B[+C]`` combines runs (by
-their spec) per fold: rank average and a linear stack fit on the other folds' out-of-fold
-predictions (:mod:`trainers.ensemble`), never on the test fold.
+their spec) per fold: a rank average against, and a linear stack fit on, the other folds'
+out-of-fold predictions (:mod:`trainers.ensemble`), never the test fold's.
 
 Prints per-fold and mean Spearman, the per-source table (paper Table 6, RoBERTa-base CV column
 beside it), training throughput (pairs/s = train pairs x epochs / training seconds, the whole run)
@@ -44,8 +44,8 @@ from trainers.ensemble import check_same_rows, cv_ensemble, load_run, rank_avera
 from trainers.models import build_model
 from trainers.options import PRECISIONS, stored_options
 from trainers.pretrained import resolve_model
-from trainers.trainer import (PairTrainer, device_kwargs, precision_used, similarity_scores,
-                              training_arguments)
+from trainers.trainer import (EpochClock, PairTrainer, device_kwargs, precision_used,
+                              similarity_scores, training_arguments)
 from trainers.training import FitOptions, compile_encoder, fit, load_pairs, parse_member, per_source_spearman
 
 PAPER_CV = {"STS": 0.79, "SNLI": 0.80, "Stance": 0.49, "Goodreads": 0.73, "Wikipedia": 0.79,
@@ -70,13 +70,14 @@ def peak_memory_gib() -> float:
 def train_sentence_transformers(train, model: str, out: Path, options: FitOptions,
                                 max_steps: int = -1):
     """The reference: SentenceTransformerTrainer + CosineSimilarityLoss, same data and settings.
-    Returns the trained model, the training seconds and the precision (``precision_used``)."""
+    Returns the trained model, the training seconds, the precision (``precision_used``) and
+    the seconds of each epoch."""
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer import SentenceTransformerTrainer
     from sentence_transformers.sentence_transformer import SentenceTransformerTrainingArguments
     from sentence_transformers.sentence_transformer.losses import CosineSimilarityLoss
 
-    st = SentenceTransformer(model)
+    st, clock = SentenceTransformer(model), EpochClock()
     st_args = SentenceTransformerTrainingArguments(
         output_dir=str(out / "checkpoints"), num_train_epochs=options.epochs, max_steps=max_steps,
         per_device_train_batch_size=options.batch_size, learning_rate=options.learning_rate,
@@ -86,14 +87,15 @@ def train_sentence_transformers(train, model: str, out: Path, options: FitOption
     trainer = SentenceTransformerTrainer(model=st, args=st_args,
                                          train_dataset=train.select_columns(
                                              ["sentence1", "sentence2", "labels"]),
-                                         loss=CosineSimilarityLoss(st))
-    return st, float(trainer.train().metrics["train_runtime"]), precision_used(st_args)
+                                         loss=CosineSimilarityLoss(st), callbacks=[clock])
+    seconds = float(trainer.train().metrics["train_runtime"])
+    return st, seconds, precision_used(st_args), clock.seconds
 
 
 def run_sentence_transformers(data, model: str, out: Path, options: FitOptions) -> dict:
     train = prepare_pairs(data.splits["train"], data.score_range, where=f"{data.name}/train")
     test = prepare_pairs(data.splits["test"], data.score_range, where=f"{data.name}/test")
-    st, seconds, precision = train_sentence_transformers(train, model, out, options)
+    st, seconds, precision, epochs = train_sentence_transformers(train, model, out, options)
     e1 = st.encode(test["sentence1"], convert_to_tensor=True, batch_size=64)
     e2 = st.encode(test["sentence2"], convert_to_tensor=True, batch_size=64)
     predictions = torch.nn.functional.cosine_similarity(e1, e2).float().cpu().numpy()
@@ -102,7 +104,8 @@ def run_sentence_transformers(data, model: str, out: Path, options: FitOptions) 
     return {"spearman": scores.spearman, "pearson": scores.pearson,
             "per_source": per_source_spearman(data.splits["test"], predictions, labels),
             "train_seconds": seconds,
-            "pairs_per_second": len(train) * options.epochs / seconds, "precision": precision}
+            "pairs_per_second": len(train) * options.epochs / seconds, "precision": precision,
+            "epoch_seconds": epochs, "train_pairs": len(train)}
 
 
 def run_ours(data, model: str, out: Path, options: FitOptions) -> dict:
@@ -110,7 +113,8 @@ def run_ours(data, model: str, out: Path, options: FitOptions) -> dict:
     return {"spearman": result.spearman, "pearson": result.pearson,
             "per_source": result.per_source, "train_seconds": result.train_seconds,
             "pairs_per_second": result.pairs_per_second, "output_dir": result.output_dir,
-            "precision": result.precision}
+            "precision": result.precision, "epoch_seconds": result.epoch_seconds,
+            "train_pairs": result.train_pairs}
 
 
 def throughput(data, runs: list[str], out: Path, args) -> None:
@@ -126,8 +130,8 @@ def throughput(data, runs: list[str], out: Path, args) -> None:
             model, options = run_options(run, args)
             options = replace(options, batch_size=batch)
             if options.encoder == "st":
-                _, seconds, _ = train_sentence_transformers(train, resolve_model(model),
-                                                            out / "tp", options, steps)
+                _, seconds, _, _ = train_sentence_transformers(train, resolve_model(model),
+                                                               out / "tp", options, steps)
             else:
                 encoder = build_model(options.encoder, resolve_model(model), seed=options.seed)
                 compile_encoder(encoder, options)
@@ -157,6 +161,17 @@ def throughput(data, runs: list[str], out: Path, args) -> None:
                   f"ms/step  (x{rate / st:.2f} of ST's trainer)")
 
 
+def epoch_summary(result: dict) -> str:
+    """Seconds per epoch, and pairs/s of the epochs after the first (the steady state: the first
+    pays for workers, first kernels and compilation); empty for results stored without them."""
+    epochs = result.get("epoch_seconds") or []
+    if len(epochs) < 2 or not result.get("train_pairs"):
+        return ""
+    steady = result["train_pairs"] / float(np.median(epochs[1:]))
+    return (f"  epochs {' / '.join(f'{e:.1f}' for e in epochs)} s, after the first "
+            f"{steady:.1f} pairs/s")
+
+
 def print_tables(results: dict, runs: list[str], folds: list[int]) -> None:
     done = [f for f in folds if all(f"{f}/{r}" in results for r in runs)]
     print("\nSpearman (test fold) | training pairs/s | peak memory GiB")
@@ -166,7 +181,8 @@ def print_tables(results: dict, runs: list[str], folds: list[int]) -> None:
             c = results[f"{f}/{run}"]
             print(f"    fold {f}: {c['spearman']:.4f} | {c['pairs_per_second']:8.1f}/s | "
                   f"{c.get('peak_memory_gib', float('nan')):.2f}  ({c.get('device', '?')}, "
-                  f"{c.get('precision', 'fp32' if 'CPU' in c.get('device', '') else 'bf16/tf32')})")
+                  f"{c.get('precision', 'fp32' if 'CPU' in c.get('device', '') else 'bf16/tf32')})"
+                  + epoch_summary(c))
         if done:
             print(f"    mean over {len(done)} fold(s): "
                   f"{np.mean([results[f'{f}/{run}']['spearman'] for f in done]):.4f}")
@@ -180,13 +196,15 @@ def print_tables(results: dict, runs: list[str], folds: list[int]) -> None:
 
 
 def print_rank_average(ensemble: str, runs: list) -> None:
-    """One fold: each member's Spearman and their (equal-weight) rank average's."""
+    """One fold: each member's Spearman and their (equal-weight) rank average's, ranked among
+    the fold's pairs (no other fold's predictions to rank against)."""
     check_same_rows(runs)
     matrix = np.column_stack([run.predictions for run in runs])
     members = "  ".join(f"{m[:18]} {spearman(r.predictions, r.labels):.4f}"
                         for m, r in zip(ensemble.split("+"), runs))
-    print(f"\nensemble {ensemble} on one fold (a stack needs >= 2 folds): {members}  "
-          f"rank {spearman(rank_average(matrix), runs[0].labels):.4f}")
+    print(f"\nensemble {ensemble} on one fold (a stack or rank reference needs >= 2 folds): "
+          f"{members}  rank among the fold's pairs "
+          f"{spearman(rank_average(matrix), runs[0].labels):.4f}")
 
 
 def print_ensembles(results: dict, ensembles: list[str], folds: list[int]) -> dict:

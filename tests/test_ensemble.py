@@ -1,5 +1,6 @@
-"""Ensembles (issue 15): rank-average and stacking maths, stacks fit on out-of-fold predictions
-only, ensemble folders that predict, and members that cannot be combined."""
+"""Ensembles (issue 15): rank-average and stacking maths, stacks and rank references taken from
+out-of-fold predictions only, self-contained ensemble folders that predict one pair as in a batch,
+and members that cannot be combined."""
 
 from __future__ import annotations
 
@@ -11,10 +12,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import trainers.ensemble as ensemble_module
+
 from trainers.cli import main
 from trainers.ensemble import (Ensemble, RunPredictions, cv_ensemble, fit_stack, load_run,
-                               rank_average)
+                               quantile_ranks, rank_average)
 from trainer_fixtures import tiny_encoder, toy_pairs
+from trainers.models import PairEncoder
 from trainers.training import FitOptions, PairData, fit, predict
 
 
@@ -28,6 +32,25 @@ def test_rank_average_is_the_weighted_mean_of_scaled_ranks():
         rank_average(p, [1, -1])
     with pytest.raises(ValueError, match="non-finite score at row 1"):
         rank_average(np.array([[0.1], [np.nan]]))
+
+
+def test_ranks_against_a_reference_are_mid_rank_quantiles():
+    reference = [0.5, 0.2, 0.1, 0.2]  # sorted: 0.1 0.2 0.2 0.5
+    assert np.allclose(quantile_ranks([0.05, 0.2, 0.3, 0.9, 0.1], reference),
+                       [0.0, 4 / 8, 6 / 8, 1.0, 1 / 8])  # a tie counts half
+    p = np.array([[0.3, 2.0]])  # one row: ranked against the references, not among the rows
+    ref_b = [1.0, 3.0]
+    assert rank_average(p, [3, 1], reference=[reference, ref_b]) == pytest.approx(
+        (3 * 0.75 + 0.5) / 4)
+    rows = np.array([[0.3, 2.0], [0.05, 9.0], [0.2, 1.0]])
+    one_by_one = [rank_average(r[None], reference=[reference, ref_b]) for r in rows]
+    assert np.allclose(rank_average(rows, reference=[reference, ref_b]), np.ravel(one_by_one))
+    with pytest.raises(ValueError, match="2 members but 1 reference score sets"):
+        rank_average(p, reference=[reference])
+    with pytest.raises(ValueError, match="reference scores must be >= 1 finite numbers"):
+        rank_average(p, reference=[reference, [np.inf]])
+    with pytest.raises(ValueError, match=r"n >= 2 rows"):
+        rank_average(p)  # without a reference one row has no rank
 
 
 def test_stack_recovers_non_negative_weights_and_the_intercept():
@@ -73,7 +96,11 @@ def test_cv_stack_for_a_fold_is_fit_on_the_other_folds_only():
     scores = result.folds["cv-fold-1"]
     matrix = np.column_stack([runs[m]["cv-fold-1"].predictions for m in runs])
     labels = runs["m1"]["cv-fold-1"].labels
-    assert scores["rank"] == pytest.approx(stats.spearmanr(rank_average(matrix), labels).statistic)
+    others = np.vstack([np.column_stack([runs[m][f].predictions for m in runs])
+                        for f in ("cv-fold-0", "cv-fold-2")])
+    expected_rank = rank_average(matrix, reference=others.T)  # ranked against the other folds
+    assert scores["rank"] == pytest.approx(stats.spearmanr(expected_rank, labels).statistic)
+    assert not np.allclose(expected_rank, rank_average(matrix))
     assert set(result.mean()) == {"m1", "m2", "rank", "stack"}
 
 
@@ -115,11 +142,54 @@ def test_an_ensemble_folder_predicts_the_rank_average_of_its_members(trained, tm
     ensemble = Ensemble.build([root / "bi", root / "cross"], "rank", weights=[0.7, 0.3])
     ensemble.save(tmp_path / "ens")
     card = (tmp_path / "ens" / "README.md").read_text()
-    assert str((root / "bi").resolve()) in card and "| 0.7000 |" in card and "rank" in card
+    assert "`members/0-bi`" in card and "`members/1-cross`" in card and "| 0.7000 |" in card
+    assert str(root) not in card and "quantile among 30 reference scores" in card
     members = np.column_stack([predict(root / k, data) for k in ("bi", "cross")])
-    expected = rank_average(members, [0.7, 0.3]) * 5.0
-    assert np.allclose(predict(tmp_path / "ens", data), expected)
+    held_out = [load_run(root / k).predictions for k in ("bi", "cross")]  # the test split's
+    expected = rank_average(members / 5.0, [0.7, 0.3], reference=held_out) * 5.0
+    # the folder holds its members: moved elsewhere, with the originals gone, it predicts the same
+    moved = tmp_path / "elsewhere" / "ens"
+    moved.parent.mkdir()
+    (tmp_path / "ens").rename(moved)
+    assert sorted(p.name for p in (moved / "members").iterdir()) == ["0-bi", "1-cross"]
+    assert np.allclose(predict(moved, data), expected)
+    # one pair alone gets a score: its members' scores ranked against their references
+    test = data.splits["test"]
+    pair = test["sentence1"][:1], test["sentence2"][:1]
+    alone = Ensemble.load(moved).predict(*pair)
+    scores = [[PairEncoder.from_pretrained(root / k).predict(*pair)[0] for k in ("bi", "cross")]]
+    assert alone.shape == (1,)
+    assert alone[0] == pytest.approx(rank_average(scores, [0.7, 0.3], reference=held_out)[0])
     assert load_run(root / "bi").ids == list(range(len(data.splits["test"])))
+
+
+def test_saving_an_ensemble_replaces_an_earlier_one_whole_or_not_at_all(trained, tmp_path,
+                                                                        monkeypatch):
+    root, _, _ = trained
+    first = Ensemble.build([root / "bi", root / "cross"], "rank")
+    first.save(tmp_path / "ens")
+    second = Ensemble.build([root / "bi", root / "cross"], "rank", weights=[0.9, 0.1])
+    copies = []
+
+    def copy_then_fail(src, dst, *args, **kwargs):
+        copies.append(dst)
+        if len(copies) == 2:
+            raise OSError("disk full")
+        return real_copytree(src, dst, *args, **kwargs)
+
+    real_copytree = ensemble_module.shutil.copytree
+    monkeypatch.setattr(ensemble_module.shutil, "copytree", copy_then_fail)
+    with pytest.raises(OSError, match="disk full"):
+        second.save(tmp_path / "ens")
+    assert Ensemble.load(tmp_path / "ens").weights is None  # the first one, intact
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ens"]  # no staging folder left
+    monkeypatch.undo()
+    second.save(tmp_path / "ens")
+    assert Ensemble.load(tmp_path / "ens").weights == (0.9, 0.1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ens"]
+    with pytest.raises(ValueError, match="not empty and holds no ensemble"):
+        first.save(root / "bi")  # a member (or any other run) is never overwritten
+    assert (root / "bi" / "eval_predictions.json").is_file()
 
 
 def test_ensembles_refuse_mixed_members(trained, tmp_path):
@@ -147,6 +217,8 @@ def test_a_final_model_trains_on_all_data_without_evaluation(trained, tmp_path, 
     assert metrics["spearman"] is None and metrics["train_pairs"] == len(data.splits["train"])
     assert not (tmp_path / "final" / "eval_predictions.json").exists()
     assert "Not evaluated: trained on all" in (tmp_path / "final" / "README.md").read_text()
+    with pytest.raises(ValueError, match=r"final: a rank average ranks .* has none .* --cv-dir"):
+        Ensemble.build([tmp_path / "final", trained[0] / "bi"], "rank")
 
 
 def test_cli_cv_members_report_ensembles_and_build_a_stack(trained, mirror, cache_dir, tmp_path,
@@ -170,5 +242,17 @@ def test_cli_cv_members_report_ensembles_and_build_a_stack(trained, mirror, cach
                  "--cv-dir", str(cv_dirs[0]), "--cv-dir", str(cv_dirs[1])]) == 0
     saved = json.loads((tmp_path / "ens" / "semrel_ensemble.json").read_text())
     assert saved["method"] == "stack" and saved["stack"]["n_rows"] == 5500
+    stack = Ensemble.load(tmp_path / "ens")
+    one = stack.predict(["A man plays a guitar."], ["Someone plays music."])
+    assert one.shape == (1,) and np.isfinite(one[0])  # one pair: b + w·scores, no batch needed
+    assert main(["ensemble", "--output", str(tmp_path / "rank"), "--member", str(finals[0]),
+                 "--member", str(finals[1]), "--cv-dir", str(cv_dirs[0]),
+                 "--cv-dir", str(cv_dirs[1])]) == 0
+    saved = json.loads((tmp_path / "rank" / "semrel_ensemble.json").read_text())
+    assert [len(r) for r in saved["reference"]] == [5500, 5500]  # every out-of-fold score
+    assert saved["reference"][0] == sorted(saved["reference"][0])
+    assert main(["ensemble", "--output", str(tmp_path / "rank"), "--member", str(finals[0]),
+                 "--member", str(finals[1]), "--cv-dir", str(cv_dirs[0])]) == 2
+    assert "1 CV folders (--cv-dir) for 2 members" in capsys.readouterr().err
     with pytest.raises(ValueError, match="is a bi-encoder but its CV"):
         Ensemble.build(finals, "stack", cv_dirs=cv_dirs[::-1])

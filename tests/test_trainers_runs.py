@@ -134,6 +134,15 @@ def small(**changes) -> FitOptions:
                          **changes})
 
 
+def test_a_run_records_the_seconds_of_each_epoch(encoder, toy_folder, tmp_path):
+    data = load_pairs(str(toy_folder), score_range=(0, 1))
+    result = fit(data, encoder, tmp_path / "run", small(epochs=3, max_steps=-1))
+    assert len(result.epoch_seconds) == 3 and min(result.epoch_seconds) > 0
+    assert sum(result.epoch_seconds) <= result.train_seconds * 1.01 + 0.01  # inside train()
+    stored = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert stored["epoch_seconds"] == result.epoch_seconds
+
+
 def test_runs_never_mix_in_one_folder(encoder, toy_folder, tmp_path):
     data = load_pairs(str(toy_folder), score_range=(0, 1))
     out = tmp_path / "run"

@@ -136,8 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="rank average, or linear stack fit on the members' CV predictions")
     p_ens.add_argument("--weights", type=float, nargs="+", help="rank: one weight per member")
     p_ens.add_argument("--cv-dir", action="append", metavar="DIR",
-                       help="stack: each member's CV folder (same order), whose out-of-fold "
-                            "predictions fit the weights")
+                       help="each member's CV folder (same order), whose out-of-fold "
+                            "predictions fit the stack or are the rank average's reference "
+                            "(rank without it: each member's own test-split predictions)")
     p_ens.add_argument("--output", required=True, help="ensemble folder")
     commands.add_parser("models", help="the packaged verified models and how to get them",
                         formatter_class=Formatter)

@@ -1,24 +1,32 @@
 """Ensembles of trained pair encoders: a rank average, and a linear stack fit on out-of-fold
 predictions only.
 
-* rank average: ``ŝ_i = Σ_m w_m r_m(i) / Σ_m w_m`` with ``r_m(i) = (rank_m(i) − 1) / (n − 1)``
-  the (average-tie) rank of row ``i`` among member ``m``'s ``n`` scores, scaled to [0, 1].
+* rank average: ``ŝ_i = Σ_m w_m r_m(i) / Σ_m w_m``, ``r_m(i)`` member ``m``'s score of row ``i``
+  as a rank in [0, 1]. Against a *reference* (member ``m``'s out-of-fold scores ``R_m``, so a
+  pair's score never depends on the other pairs scored with it): the mid-rank quantile
+  ``r_m(i) = (#{r ∈ R_m : r < p_m(i)} + #{r ∈ R_m : r ≤ p_m(i)}) / (2 |R_m|)``. Without one:
+  ``(rank_m(i) − 1) / (n − 1)``, the average-tie rank among the ``n`` rows scored together.
 * stack: ``ŝ_i = b + Σ_m w_m p_m(i)`` with ``w ≥ 0``: non-negative least squares of the labels on
   the members' scores (centred, so the intercept ``b`` is free), fit on out-of-fold predictions --
   Wolpert 1992 "Stacked generalization"; Breiman 1996 "Stacked regressions" (non-negative weights).
-  In a CV the weights used on fold ``f`` are fit on the other folds' test predictions, whose rows
-  fold ``f``'s test never sees; an ensemble for new data takes weights fit on the whole CV.
+
+In a CV, fold ``f``'s stack weights and rank references are the other folds' test predictions,
+whose rows fold ``f``'s test never sees; an ensemble for new data takes them from the members'
+whole CVs (or, for a rank average, from each member's own held-out predictions).
 
 Members are run folders written by :func:`trainers.training.fit` (``eval_predictions.json`` says
-which data, split, score range and rows they scored). Combining runs of different data, folds or
-score ranges, or a conditional with an unconditional model, is an error naming the run.
+which data, split, score range and rows they scored); a saved ensemble folder holds copies of them
+under ``members/``, so it can be moved whole. Combining runs of different data, folds or score
+ranges, or a conditional with an unconditional model, is an error naming the run.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+import shutil
+import tempfile
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +36,7 @@ from .models import CONFIG_NAME, PairEncoder
 
 PREDICTIONS_FILE = "eval_predictions.json"
 ENSEMBLE_FILE = "semrel_ensemble.json"
+MEMBERS_DIR = "members"
 METHODS = ("rank", "stack")
 
 
@@ -86,12 +95,12 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _matrix(predictions) -> np.ndarray:
+def _matrix(predictions, min_rows: int = 2) -> np.ndarray:
     """(n rows, k members) float64; ``ValueError`` for other shapes or non-finite scores."""
     matrix = np.asarray(predictions, dtype=np.float64)
-    if matrix.ndim != 2 or matrix.shape[0] < 2 or matrix.shape[1] < 1:
-        raise ValueError(f"member predictions must be an (n >= 2 rows, k >= 1 members) array, "
-                         f"got shape {matrix.shape}")
+    if matrix.ndim != 2 or matrix.shape[0] < min_rows or matrix.shape[1] < 1:
+        raise ValueError(f"member predictions must be an (n >= {min_rows} rows, k >= 1 members) "
+                         f"array, got shape {matrix.shape}")
     bad = np.argwhere(~np.isfinite(matrix))
     if bad.size:
         raise ValueError(f"member {bad[0][1]} has a non-finite score at row {bad[0][0]}")
@@ -106,10 +115,32 @@ def _weights(weights, k: int) -> np.ndarray:
     return w
 
 
-def rank_average(predictions, weights=None) -> np.ndarray:
-    """Weighted mean of the members' rank-scaled scores (module docstring), in [0, 1]."""
-    matrix = _matrix(predictions)
-    ranks = (stats.rankdata(matrix, axis=0) - 1.0) / (matrix.shape[0] - 1)
+def quantile_ranks(scores, reference) -> np.ndarray:
+    """Mid-rank quantile in [0, 1] of each score among the ``reference`` scores (module
+    docstring): ties with the reference count half, so ranks do not depend on tie order."""
+    reference = np.sort(np.asarray(reference, dtype=np.float64).reshape(-1))
+    if reference.size == 0 or not np.all(np.isfinite(reference)):
+        raise ValueError(f"reference scores must be >= 1 finite numbers, got {reference.size} "
+                         "values or non-finite ones")
+    scores = np.asarray(scores, dtype=np.float64)
+    below = np.searchsorted(reference, scores, side="left")
+    at_or_below = np.searchsorted(reference, scores, side="right")
+    return (below + at_or_below) / (2.0 * reference.size)
+
+
+def rank_average(predictions, weights=None, reference=None) -> np.ndarray:
+    """Weighted mean of the members' scores as ranks in [0, 1] (module docstring): quantiles
+    among ``reference[m]`` (member m's out-of-fold scores) when given, else ranks among the rows
+    (which then must be >= 2)."""
+    if reference is None:
+        matrix = _matrix(predictions)
+        ranks = (stats.rankdata(matrix, axis=0) - 1.0) / (matrix.shape[0] - 1)
+    else:
+        matrix = _matrix(predictions, min_rows=1)
+        if len(reference) != matrix.shape[1]:
+            raise ValueError(f"{matrix.shape[1]} members but {len(reference)} reference score "
+                             "sets (one per member)")
+        ranks = np.column_stack([quantile_ranks(matrix[:, m], r) for m, r in enumerate(reference)])
     w = _weights(weights, matrix.shape[1])
     return ranks @ w / w.sum()
 
@@ -123,7 +154,7 @@ class StackResult:
     n_rows: int
 
     def predict(self, predictions) -> np.ndarray:
-        matrix = _matrix(predictions)
+        matrix = _matrix(predictions, min_rows=1)
         if matrix.shape[1] != len(self.weights):
             raise ValueError(f"the stack has {len(self.weights)} members, got predictions of "
                              f"{matrix.shape[1]}")
@@ -143,10 +174,12 @@ def fit_stack(predictions, labels) -> StackResult:
                        len(y))
 
 
-def combine(method: str, predictions, *, weights=None, stack: StackResult | None = None):
-    """``rank``: :func:`rank_average` (``weights`` optional); ``stack``: ``stack.predict``."""
+def combine(method: str, predictions, *, weights=None, stack: StackResult | None = None,
+            reference=None):
+    """``rank``: :func:`rank_average` (``weights``, ``reference`` optional); ``stack``:
+    ``stack.predict``."""
     if method == "rank":
-        return rank_average(predictions, weights)
+        return rank_average(predictions, weights, reference)
     if method == "stack":
         if stack is None:
             raise ValueError("method 'stack' needs weights fit on out-of-fold predictions")
@@ -161,7 +194,8 @@ def spearman(predictions, labels) -> float:
 @dataclass(frozen=True)
 class EnsembleCVResult:
     """Per fold, the Spearman ρ of each member and of each ensemble (``rank``, ``stack``); the
-    stack weights used on each fold (fit on the other folds' test predictions)."""
+    stack weights used on each fold (fit on the other folds' test predictions, which are also
+    the rank average's reference)."""
 
     folds: dict[str, dict[str, float]]
     stack_weights: dict[str, StackResult]
@@ -191,8 +225,9 @@ def cv_ensemble(members: dict[str, dict[str, RunPredictions]],
     """Ensembles over a CV: ``members[name][fold]`` is that member's run on that fold.
 
     Each fold's test rows must be disjoint from the other folds' (a k-fold CV); fold ``f``'s
-    stack is fit on the members' predictions of the other folds' test rows (out-of-fold for the
-    members, and never fold ``f``'s rows)."""
+    stack is fit on, and its rank average ranks against, the members' predictions of the other
+    folds' test rows (out-of-fold for the members, never fold ``f``'s rows) -- as an ensemble of
+    final models does with the whole CV."""
     names, folds = _same_folds(members)
     if len(names) < 2 or len(folds) < 2:
         raise ValueError(f"a CV ensemble needs >= 2 members and >= 2 folds, got members {names} "
@@ -209,10 +244,9 @@ def cv_ensemble(members: dict[str, dict[str, RunPredictions]],
     labels = {f: runs[f][0].labels for f in folds}
     result, weights, per_source = {}, {}, {}
     for fold in folds:
-        others = [f for f in folds if f != fold]
-        stack = fit_stack(np.vstack([matrices[f] for f in others]),
-                          np.concatenate([labels[f] for f in others]))
-        combined = {"rank": rank_average(matrices[fold], rank_weights),
+        others = np.vstack([matrices[f] for f in folds if f != fold])
+        stack = fit_stack(others, np.concatenate([labels[f] for f in folds if f != fold]))
+        combined = {"rank": rank_average(matrices[fold], rank_weights, reference=others.T),
                     "stack": stack.predict(matrices[fold])}
         scores = {n: spearman(matrices[fold][:, i], labels[fold]) for i, n in enumerate(names)}
         scores.update({m: spearman(p, labels[fold]) for m, p in combined.items()})
@@ -229,9 +263,10 @@ def cv_ensemble(members: dict[str, dict[str, RunPredictions]],
     return EnsembleCVResult(result, weights, per_source)
 
 
-def fit_stack_on_cv(cv_dirs: list[str | os.PathLike]) -> StackResult:
-    """Stack weights for an ensemble of final models, fit on all out-of-fold predictions of their
-    CVs: ``cv_dirs[m]`` holds member ``m``'s fold runs (``cv-fold-*`` sub-folders)."""
+def cv_predictions(cv_dirs: list[str | os.PathLike]) -> tuple[np.ndarray, np.ndarray]:
+    """All out-of-fold predictions of the members' CVs, (rows, members), and their labels:
+    ``cv_dirs[m]`` holds member ``m``'s fold runs (``cv-fold-*`` sub-folders), all on the same
+    folds and rows."""
     members = {}
     for directory in cv_dirs:
         folds = sorted(p for p in Path(directory).iterdir()
@@ -242,8 +277,7 @@ def fit_stack_on_cv(cv_dirs: list[str | os.PathLike]) -> StackResult:
     names, folds = _same_folds(members)
     matrix = np.vstack([np.column_stack([members[n][f].predictions for n in names])
                         for f in folds])
-    labels = np.concatenate([members[names[0]][f].labels for f in folds])
-    return fit_stack(matrix, labels)
+    return matrix, np.concatenate([members[names[0]][f].labels for f in folds])
 
 
 def _member_facts(path: Path) -> dict:
@@ -260,8 +294,9 @@ def _member_facts(path: Path) -> dict:
 
 @dataclass(frozen=True)
 class Ensemble:
-    """Trained member models combined by ``method`` (``rank`` with optional ``weights``, or
-    ``stack`` with ``stack`` weights fit on their CVs' out-of-fold predictions)."""
+    """Trained member models combined by ``method``: ``rank`` (optional ``weights``; each
+    member's scores ranked against its ``reference`` scores) or ``stack`` (weights fit on the
+    members' CVs' out-of-fold predictions)."""
 
     members: tuple[str, ...]
     method: str
@@ -269,12 +304,15 @@ class Ensemble:
     conditional: bool
     weights: tuple[float, ...] | None = None
     stack: StackResult | None = None
+    reference: tuple[tuple[float, ...], ...] | None = None
 
     @classmethod
     def build(cls, members: list[str | os.PathLike], method: str = "rank", *, weights=None,
               cv_dirs: list[str | os.PathLike] | None = None) -> "Ensemble":
-        """Check that the members can be combined (same score range and conditioning) and fit
-        the stack on ``cv_dirs`` (one CV folder per member, same order) for ``stack``."""
+        """Check that the members can be combined (same score range and conditioning). With
+        ``cv_dirs`` (one CV folder per member, same order) their out-of-fold predictions fit the
+        stack or are the rank references; a rank average without them ranks against each
+        member's own held-out predictions (its ``eval_predictions.json``)."""
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         paths = [Path(m) for m in members]
@@ -286,66 +324,115 @@ class Ensemble:
                 if fact[key] != facts[0][key]:
                     raise ValueError(f"ensemble member {path}: its {key.replace('_', ' ')} "
                                      f"{fact[key]} differs from {paths[0]}'s {facts[0][key]}")
-        stack = None
-        if method == "stack":
-            if not cv_dirs or len(cv_dirs) != len(paths):
-                raise ValueError("method 'stack' needs one CV folder per member (--cv-dirs), "
-                                 "whose out-of-fold predictions fit the weights")
+        oof = None
+        if cv_dirs:
+            if len(cv_dirs) != len(paths):
+                raise ValueError(f"{len(cv_dirs)} CV folders (--cv-dir) for {len(paths)} "
+                                 "members: give one per member, in the members' order")
             for path, fact, cv_dir in zip(paths, facts, cv_dirs):
                 kinds = {load_run(p).encoder for p in Path(cv_dir).iterdir()
                          if (p / PREDICTIONS_FILE).is_file()}
                 if kinds and kinds != {fact["encoder"]}:
                     raise ValueError(f"ensemble member {path} is a {fact['encoder']}-encoder but "
                                      f"its CV {cv_dir} trained {sorted(kinds)}")
-            stack = fit_stack_on_cv(cv_dirs)
-        elif weights is not None:
-            weights = tuple(float(w) for w in _weights(weights, len(paths)))
+            oof = cv_predictions(cv_dirs)
+        stack = reference = None
+        if method == "stack":
+            if oof is None:
+                raise ValueError("method 'stack' needs one CV folder per member (--cv-dir), "
+                                 "whose out-of-fold predictions fit the weights")
+            stack = fit_stack(*oof)
+        else:
+            if weights is not None:
+                weights = tuple(float(w) for w in _weights(weights, len(paths)))
+            columns = oof[0].T if oof is not None else [_held_out_scores(p) for p in paths]
+            reference = tuple(tuple(np.sort(c).tolist()) for c in columns)
         return cls(tuple(str(p.resolve()) for p in paths), method,
-                   tuple(facts[0]["score_range"]), facts[0]["conditional"], weights, stack)
+                   tuple(facts[0]["score_range"]), facts[0]["conditional"], weights, stack,
+                   reference)
 
     def predict(self, sentence1: list[str], sentence2: list[str],
                 condition: list[str] | None = None, batch_size: int = 64) -> np.ndarray:
-        """The ensemble's scores (label scale for ``stack``; [0, 1] ranks for ``rank``)."""
+        """One score per pair (stack: on the label scale [0, 1], never clipped; rank: a weighted
+        quantile in [0, 1]), whatever else is scored with it (a ``rank`` folder saved before
+        references existed ranks among the given pairs)."""
         if self.conditional and condition is None:
             raise ValueError("this ensemble's members are conditional: give a condition column")
         columns = [PairEncoder.from_pretrained(m).predict(sentence1, sentence2, condition,
                                                           batch_size=batch_size)
                    for m in self.members]
         return combine(self.method, np.column_stack(columns), weights=self.weights,
-                       stack=self.stack)
+                       stack=self.stack, reference=self.reference)
 
     def save(self, path: str | os.PathLike) -> Path:
-        """``semrel_ensemble.json`` and a card (README.md) listing members and weights."""
+        """A folder that holds everything: copies of the members (``members/<i>-<name>``,
+        without checkpoints), ``semrel_ensemble.json`` naming them relative to the folder, and a
+        card. Written beside ``path`` and swapped in whole, so a failure leaves an earlier
+        ensemble there intact; a folder that holds something else is refused."""
         path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        raw = {"method": self.method, "members": list(self.members),
-               "score_range": list(self.score_range), "conditional": self.conditional,
-               "weights": self.weights,
-               "stack": None if self.stack is None else {
-                   "weights": list(self.stack.weights), "intercept": self.stack.intercept,
-                   "n_rows": self.stack.n_rows}}
-        (path / ENSEMBLE_FILE).write_text(json.dumps(raw, indent=2))
-        (path / "README.md").write_text(self.card())
+        if path.exists() and not (path / ENSEMBLE_FILE).is_file() and (
+                not path.is_dir() or any(path.iterdir())):
+            raise ValueError(f"--output {path}: not empty and holds no ensemble (no "
+                             f"{ENSEMBLE_FILE}); choose an empty or new folder")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+        try:
+            names = []
+            for i, member in enumerate(self.members):
+                names.append(f"{MEMBERS_DIR}/{i}-{Path(member).name}")
+                shutil.copytree(member, staging / names[-1],
+                                ignore=shutil.ignore_patterns("checkpoints"))
+            saved = replace(self, members=tuple(names))
+            raw = {"method": self.method, "members": names,
+                   "score_range": list(self.score_range), "conditional": self.conditional,
+                   "weights": self.weights,
+                   "stack": None if self.stack is None else {
+                       "weights": list(self.stack.weights), "intercept": self.stack.intercept,
+                       "n_rows": self.stack.n_rows},
+                   "reference": None if self.reference is None else [list(r) for r in
+                                                                      self.reference]}
+            (staging / ENSEMBLE_FILE).write_text(json.dumps(raw, indent=1))
+            (staging / "README.md").write_text(saved.card(staging))
+            if path.exists():
+                retired = Path(tempfile.mkdtemp(prefix=f".{path.name}.old.", dir=path.parent))
+                path.rename(retired / path.name)
+                staging.rename(path)
+                shutil.rmtree(retired)
+            else:
+                staging.rename(path)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
         return path
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Ensemble":
-        raw = json.loads((Path(path) / ENSEMBLE_FILE).read_text())
-        stack = raw.get("stack")
-        return cls(tuple(raw["members"]), raw["method"], tuple(raw["score_range"]),
-                   raw["conditional"], None if raw["weights"] is None else tuple(raw["weights"]),
+        """An ensemble folder written by :meth:`save`; member paths resolve inside it."""
+        path = Path(path)
+        raw = json.loads((path / ENSEMBLE_FILE).read_text())
+        stack, reference = raw.get("stack"), raw.get("reference")
+        return cls(tuple(str((path / m).resolve()) for m in raw["members"]), raw["method"],
+                   tuple(raw["score_range"]), raw["conditional"],
+                   None if raw["weights"] is None else tuple(raw["weights"]),
                    None if stack is None else StackResult(tuple(stack["weights"]),
-                                                          stack["intercept"], stack["n_rows"]))
+                                                          stack["intercept"], stack["n_rows"]),
+                   None if reference is None else tuple(tuple(r) for r in reference))
 
-    def card(self) -> str:
+    def card(self, base: Path) -> str:
+        """The model card; ``base`` is the folder the (relative) member paths are in."""
         if self.method == "stack":
             weights = self.stack.weights
             how = (f"linear stack `{self.stack.intercept:+.4f} + Σ w·score`, weights fit by "
                    f"non-negative least squares on {self.stack.n_rows} out-of-fold predictions")
         else:
             weights = self.weights or (1.0,) * len(self.members)
-            how = "weighted mean of each member's rank-scaled scores (rank average)"
-        rows = "\n".join(f"| `{m}` | {_member_facts(Path(m))['encoder']} | {w:.4f} |"
+            sizes = " / ".join(str(n) for n in sorted({len(r) for r in self.reference or ()}))
+            how = ("rank average: weighted mean of each member's score as its quantile among "
+                   f"{sizes} reference scores of that member (its held-out predictions), so a "
+                   "pair's score does not depend on the pairs scored with it"
+                   if self.reference else "rank average: weighted mean of the members' ranks "
+                   "among the pairs scored together")
+        rows = "\n".join(f"| `{m}` | {_member_facts(base / m)['encoder']} | {w:.4f} |"
                          for m, w in zip(self.members, weights))
         return f"""---
 tags:
@@ -356,13 +443,14 @@ tags:
 # Ensemble of {len(self.members)} semrel pair encoders
 
 Combination: {how}. Score range of the members' data: {list(self.score_range)};
-conditional: {self.conditional}.
+conditional: {self.conditional}. The members are in this folder (`{MEMBERS_DIR}/`); scores are on
+the label scale [0, 1] (`predict` below maps them to the dataset's range).
 
 | member | encoder | weight |
 |---|---|---|
 {rows}
 
-Predict with the semrel code (the members stay in their folders):
+Predict with the semrel code:
 
 ```bash
 python -m trainers predict --model ENSEMBLE_DIR --dataset DATASET --output preds.json
@@ -372,3 +460,13 @@ from trainers.ensemble import Ensemble
 Ensemble.load("ENSEMBLE_DIR").predict(["a sentence"], ["another sentence"])
 ```
 """
+
+
+def _held_out_scores(path: Path) -> np.ndarray:
+    """A member's predictions on the split it was evaluated on (rank reference without a CV)."""
+    if not (path / PREDICTIONS_FILE).is_file():
+        raise ValueError(f"ensemble member {path}: a rank average ranks each member's scores "
+                         f"against reference scores, and this member has none (no "
+                         f"{PREDICTIONS_FILE}: trained without a test split); give --cv-dir, one "
+                         "CV folder per member, whose out-of-fold predictions serve")
+    return load_run(path).predictions

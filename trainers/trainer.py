@@ -7,13 +7,14 @@ several devices through accelerate / ``torchrun`` (no code change), mixed precis
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
 import torch
 from torch.utils.data import DataLoader
-from transformers import EvalPrediction, Trainer, TrainingArguments
+from transformers import EvalPrediction, Trainer, TrainerCallback, TrainingArguments
 from transformers.trainer_callback import ProgressCallback
 from transformers.trainer_utils import seed_worker
 
@@ -114,6 +115,24 @@ class LossProgressCallback(ProgressCallback):
                 and "loss" in logs:
             self.training_bar.set_postfix(loss=f"{logs['loss']:.4f}", refresh=False)
         super().on_log(args, state, control, logs=logs, **kwargs)
+
+
+class EpochClock(TrainerCallback):
+    """Wall seconds of each training epoch, device work included (CUDA synchronised at the
+    epoch's end): a whole run splits into its first epoch (data-loader workers, first kernels,
+    compilation) and the steady epochs after it. Any ``transformers`` Trainer takes it."""
+
+    def __init__(self):
+        self.seconds: list[float] = []
+        self._start = 0.0
+
+    def on_epoch_begin(self, args, state, control, **kwargs):
+        self._start = time.perf_counter()
+
+    def on_epoch_end(self, args, state, control, **kwargs):
+        if torch.cuda.is_available() and torch.cuda.is_initialized():
+            torch.cuda.synchronize()
+        self.seconds.append(time.perf_counter() - self._start)
 
 
 class PairTrainer(Trainer):

@@ -25,8 +25,8 @@ from .ensemble import ENSEMBLE_FILE, PREDICTIONS_FILE, Ensemble, cv_ensemble, lo
 from .losses import LOSSES
 from .models import MODEL_CLASSES, PairEncoder, build_model
 from .options import FitOptions, check_score_range, check_save_steps, stored_options
-from .trainer import (PairTrainer, SimilarityResult, precision_used, similarity_scores,
-                      training_arguments)
+from .trainer import (EpochClock, PairTrainer, SimilarityResult, precision_used,
+                      similarity_scores, training_arguments)
 
 FAMILIES = {"cv": "cv-fold-", "lodo": "lodo-"}
 # the run's fingerprint (what --resume and --overwrite check); beside the checkpoints, which stay
@@ -51,7 +51,7 @@ class PairData:
 class FitResult:
     """What one run measured: scores on ``eval_split`` (on the [0, 1] label scale), per-source
     Spearman, training size and speed (pairs/s over the steps trained in this process, so a
-    resumed run counts only what it trained after resuming)."""
+    resumed run counts only what it trained after resuming; the seconds of each epoch trained)."""
 
     output_dir: str
     eval_split: str | None
@@ -66,6 +66,7 @@ class FitResult:
     data: str = ""
     score_range: tuple[float, float] | None = None
     precision: str = ""
+    epoch_seconds: list[float] = field(default_factory=list)
 
 
 def load_pairs(dataset: str, config: str = "default", *, score_range=None, mirror=None,
@@ -239,11 +240,12 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
         weight_decay=options.weight_decay, seed=options.seed, max_steps=options.max_steps,
         precision=options.precision, dataloader_num_workers=options.num_workers,
         dataloader_persistent_workers=options.num_workers > 0, **saving, **argument_overrides)
+    clock = EpochClock()
     trainer = PairTrainer(model, args, objective=options.objective, margin=options.margin,
                           on_invalid=options.on_invalid,
                           group_by_length=options.group_by_length, train_name=train_name,
                           pad_to_multiple_of=options.pad_to_multiple_of,
-                          train_dataset=train, callbacks=callbacks)
+                          train_dataset=train, callbacks=[clock, *(callbacks or [])])
     train_output = trainer.train(resume_from_checkpoint=resume_from_checkpoint)
     scores, per_source = SimilarityResult(None, None, None), {}
     if eval_name is not None:
@@ -265,7 +267,8 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
         train_pairs=len(train), train_seconds=seconds,
         pairs_per_second=pairs_here / seconds if seconds > 0 else 0.0,
         n_omitted_groups=trainer.n_omitted_groups, data=data.name,
-        score_range=data.score_range, precision=precision_used(args))
+        score_range=data.score_range, precision=precision_used(args),
+        epoch_seconds=clock.seconds)
     if trainer.is_world_process_zero():
         model.save_pretrained(output_dir)
         (output_dir / "metrics.json").write_text(json.dumps(asdict(result), indent=2,
@@ -341,7 +344,7 @@ def cross_validate_members(dataset: str, family: str, members: list[tuple[str, s
                            output_dir, *, overwrite: bool = False, **load_kwargs):
     """:func:`cross_validate` of each member ``(name, model path, options)`` into
     ``output_dir/<name>``, then their ensembles per fold (:func:`trainers.ensemble.cv_ensemble`:
-    rank average, and a stack fit on the other folds' out-of-fold predictions)."""
+    rank average and stack, both taking the other folds' out-of-fold predictions)."""
     results = {name: cross_validate(dataset, family, model, Path(output_dir) / name, options,
                                     overwrite=overwrite, **load_kwargs)
                for name, model, options in members}
