@@ -176,7 +176,7 @@ def cmd_push(args) -> int:
     try:
         # --model alone pushes only the models; --all (or no --model) adds every dataset and metric
         names = args.only or (publish.known_names() if args.all or not args.model else [])
-        artefacts = publish.plan(args.out, names, args.model)
+        artefacts = publish.plan(args.out, names, args.model, args.namespace)
         print(f"{'kind':<13} {'repo':<40} {'files':>5}  what")
         for a in artefacts:
             print(f"{a.kind:<13} {args.namespace + '/' + a.name:<40} {len(a.files()):>5}  {a.note}")

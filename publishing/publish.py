@@ -10,7 +10,9 @@ What a push sends (one repo and one commit per artefact; the repo mirrors the fo
   point at), its plots, and build-it-yourself instructions — staged in ``build/hub/cards/<id>/``
   (:mod:`publishing.staging`);
 - a metric: ``build/hub/spaces/<name>/`` (see :mod:`publishing.spaces`);
-- a model folder written by ``python -m trainers fit``: its files, README model card included.
+- a model folder written by ``python -m trainers fit``: its files, README model card included
+  (trained on a semrel dataset: staged in ``build/hub/models/<name>/`` with the card's
+  ``datasets:`` naming that dataset's repo in the namespace, :mod:`publishing.staging`).
 
 Before anything is uploaded every artefact is checked (:func:`check`) and a single problem stops
 the push: a dataset folder that fails verification, a Space that would not run standalone, a
@@ -40,7 +42,7 @@ from .export import verify_folder
 from .guard import raw_worker_ids, scan_files
 from .hub_vocabulary import check_card
 from .spaces import check_space, metric_names
-from .staging import stage_card_only
+from .staging import stage_card_only, stage_model, trained_on
 
 # Pair-schema text a card-only README must never quote (texts of >= 12 characters and >= 3 words:
 # shorter phrase fragments, as in crowd-sts, occur in ordinary prose).
@@ -99,9 +101,12 @@ def known_names() -> list[str]:
     return sorted(REGISTRY) + metric_names()
 
 
-def plan(out: Path, names: Iterable[str], models: Iterable[Path] = ()) -> list[Artefact]:
+def plan(out: Path, names: Iterable[str], models: Iterable[Path] = (),
+         namespace: str | None = None) -> list[Artefact]:
     """The artefacts to push from the build folder ``out`` (``build/``): the datasets and metrics
-    called ``names`` (see :func:`known_names`) and the model folders ``models``."""
+    called ``names`` (see :func:`known_names`) and the model folders ``models`` -- with a
+    ``namespace``, a model trained on a semrel dataset whose card names no dataset is staged in
+    ``out/hub/models/<name>`` with ``datasets: [<namespace>/<id>]`` (:func:`stage_model`)."""
     names = list(names)
     unknown = sorted(set(names) - set(known_names()))
     if unknown:
@@ -130,7 +135,13 @@ def plan(out: Path, names: Iterable[str], models: Iterable[Path] = ()) -> list[A
             raise PublishError(f"model folder {folder} does not exist")
         if not REPO_NAME.match(folder.name):
             raise PublishError(f"model folder name {folder.name!r} is not a valid Hub repo name")
-        artefacts.append(Artefact("model", folder.name, "model", folder, "model + card",
+        note = "model + card"
+        if namespace and trained_on(folder) and (folder / "README.md").is_file() \
+                and not ModelCard.load(folder / "README.md").data.datasets:
+            dataset_repo = f"{namespace}/{trained_on(folder)}"
+            folder = stage_model(folder, hub / "models" / folder.name, namespace, MODEL_IGNORE)
+            note += f" (card: datasets {dataset_repo})"
+        artefacts.append(Artefact("model", folder.name, "model", folder, note,
                                   ignore=MODEL_IGNORE))
     return artefacts
 

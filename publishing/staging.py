@@ -1,24 +1,31 @@
-"""Card-only staging: the repo folder of a dataset whose licence forbids redistributing its rows.
+"""Staged repo folders: what a push sends when a folder cannot go up as it is.
 
-``build/hub/cards/<id>/`` gets a README whose YAML keeps the built card's metadata (licence,
-languages, tasks, size) but no ``configs``/``dataset_info`` (there is no data to point at), the
-built card's body and plots, and build-it-yourself instructions.
+- card-only: ``build/hub/cards/<id>/`` is the repo of a dataset whose licence forbids
+  redistributing its rows: a README whose YAML keeps the built card's metadata (licence,
+  languages, tasks, size) but no ``configs``/``dataset_info`` (there is no data to point at), the
+  built card's body and plots, and build-it-yourself instructions;
+- models: ``build/hub/models/<name>/`` is a run folder of a model trained on a semrel dataset,
+  whose card gets ``datasets: [<namespace>/<id>]`` -- the dataset repo the same namespace
+  publishes -- which ``python -m trainers fit`` cannot know when it writes the card.
 """
 
 from __future__ import annotations
 
 import inspect
+import json
+import os
 import shutil
 from pathlib import Path
 
-from huggingface_hub import DatasetCard, DatasetCardData
+from huggingface_hub import DatasetCard, DatasetCardData, ModelCard
 
-from dataset_scripts.registry import get_spec
+from dataset_scripts.registry import REGISTRY, get_spec
 
 from .cards import install_lines
 from .export import card_metadata
 
 DATA_KEYS = ("configs", "dataset_info")
+RUN_METRICS = "metrics.json"  # where `python -m trainers fit` records the data ("<id>/<config>")
 
 
 def stage_card_only(dataset_id: str, built: Path, dest: Path) -> Path:
@@ -68,3 +75,41 @@ def _build_yourself(spec) -> str:
             f"python upload.py build --only {spec.dataset_id}{data_dir}\n"
             f"python -c \"from dataset_scripts import load; print(load('{spec.dataset_id}', "
             f"'{spec.configs[0]}'))\"\n```\n{needs}")
+
+
+def trained_on(folder: Path) -> str | None:
+    """The semrel dataset id a model folder was trained on (its ``metrics.json`` ``data``,
+    ``"<id>/<config>"``), or None for other folders and data."""
+    metrics = Path(folder) / RUN_METRICS
+    if not metrics.is_file():
+        return None
+    dataset_id = str(json.loads(metrics.read_text()).get("data") or "").split("/")[0]
+    return dataset_id if dataset_id in REGISTRY else None
+
+
+def stage_model(folder: Path, dest: Path, namespace: str, ignore: tuple[str, ...]) -> Path:
+    """The model repo folder of a run trained on a semrel dataset whose card names no dataset:
+    the run's files (hard links where the file system allows, else copies; ``ignore`` patterns,
+    e.g. checkpoints, stay out) with ``datasets: [<namespace>/<id>]`` added to the card. The run
+    folder itself is not changed."""
+    dataset_id = trained_on(folder)
+    if dataset_id is None:
+        raise ValueError(f"{folder}: not a run trained on a semrel dataset")
+    if dest.exists():
+        shutil.rmtree(dest)
+    names = (pattern.removesuffix("/*") for pattern in ignore)  # "checkpoints/*": the folder
+    shutil.copytree(folder, dest, ignore=shutil.ignore_patterns(*names),
+                    copy_function=_link_or_copy)
+    card = ModelCard.load(dest / "README.md")
+    card.data.datasets = [f"{namespace}/{dataset_id}"]
+    (dest / "README.md").unlink()  # a hard link to the run's card: write a new file instead
+    card.save(dest / "README.md")
+    return dest
+
+
+def _link_or_copy(src: str, dst: str) -> str:
+    try:
+        os.link(src, dst)
+    except OSError:  # another file system, or links not allowed
+        shutil.copy2(src, dst)
+    return dst

@@ -385,3 +385,33 @@ def test_every_built_and_staged_card_passes_the_card_check(out, tmp_path):
     for card in cards:
         assert check_card(card, "dataset") == [], card
     assert check_card(out / "models" / "tiny-encoder" / "README.md", "model") == []
+
+
+def test_a_model_fit_on_a_semrel_dataset_is_pushed_with_its_dataset_repo(toy_registered, mirror,
+                                                                         tmp_path):
+    """`fit` cannot know the namespace, so its card names no dataset and the Hub vocabulary check
+    would refuse it; the push stages the card with `datasets: [NS/<id>]` (the run stays as is)."""
+    from dataset_scripts.pretrained import minilm_path
+    from publishing.hub_vocabulary import check_card
+    from trainers.training import FitOptions, fit, load_pairs
+
+    run_dir = tmp_path / "toy-minilm"
+    fit(load_pairs("toy-sts", "cv-fold-0", mirror=toy_dataset.MIRROR,
+                   cache_dir=tmp_path / "cache"),
+        str(minilm_path()), run_dir, FitOptions(max_steps=1, batch_size=8), save_steps=1)
+    assert any((run_dir / "checkpoints").iterdir())  # kept local, never pushed
+    before = (run_dir / "README.md").read_text()
+    assert ModelCard(before).data.datasets is None
+    assert check_card(run_dir / "README.md", "model") == [
+        f"{run_dir / 'README.md'}: YAML lacks datasets"]
+    assert "adds `datasets: [NS/toy-sts]`" in before
+    with LocalHub() as hub:
+        result = run(hub, tmp_path / "build", "--model", str(run_dir), home=tmp_path,
+                     mirror=mirror)
+        assert result.returncode == 0, result.stderr
+        assert f"card: datasets {NS}/toy-sts" in result.stdout
+        files = hub.files("model", f"{NS}/toy-minilm")
+        assert ModelCard(files["README.md"].decode()).data.datasets == [f"{NS}/toy-sts"]
+        assert "model.safetensors" in files and "eval_predictions.json" in files
+        assert not [f for f in files if f.startswith("checkpoints/")]
+    assert (run_dir / "README.md").read_text() == before  # the run folder is not changed

@@ -108,9 +108,15 @@ def write_model_card(output_dir: Path, *, model, data, options, result, log_hist
                    "MSE": result.mse})) if result.eval_split else \
         (f"Not evaluated: trained on all {result.train_pairs} pairs of `{data.name}` (it has no "
          "validation or test split); see the CV of the same recipe for its expected quality.")
+    from dataset_scripts.registry import REGISTRY
+
+    semrel_id = data.name.split("/")[0] if data.name.split("/")[0] in REGISTRY else None
     hub_note = ("" if data.hub_id else
                 f"\n- `{data.name}` has no Hub dataset id (it is built locally by semrel), so this "
-                "card lists no `datasets:` and no `model-index`; the metrics are below")
+                "card lists no `datasets:` and no `model-index`; the metrics are below"
+                + (f". `upload.py push --namespace NS --model DIR` adds `datasets: "
+                   f"[NS/{semrel_id}]`, the dataset repo that namespace publishes" if semrel_id
+                   else ""))
     pooling = (f"pooling `{model.pooling}`" if model.pooling else
                "the architecture's classification head")
     method = [SBERT_CITATION] + ([CONDITIONAL_ENCODERS_CITATION] if model.conditional else [])
