@@ -294,7 +294,9 @@ def main() -> None:
                 print(f"fold {fold} {run}: stored result reused")
                 continue
             start = time.perf_counter()
-            run_dir = out / f"fold{fold}-{parse_member(run)[0]}"
+            # <out>/<run>/cv-fold-<f>: the layout of `trainers cv`, so `trainers ensemble
+            # --cv-dir <out>/<run>` takes a run's folds for the stack or the rank reference
+            run_dir = out / parse_member(run)[0] / f"cv-fold-{fold}"
             if torch.cuda.is_available():
                 torch.cuda.reset_peak_memory_stats()
             measured = (run_sentence_transformers(data, resolve_model(model), run_dir, options)
