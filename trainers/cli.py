@@ -228,7 +228,8 @@ def run(args: argparse.Namespace) -> None:
         result = fit(load_pairs(args.dataset, args.config, **_load_kwargs(args)), model,
                      args.output, options, resume_from_checkpoint=resume,
                      save_steps=args.save_steps, overwrite=args.overwrite)
-        _print_scores(f"{args.dataset}/{args.config} ({result.eval_split})", result)
+        split = f" ({result.eval_split})" if result.eval_split else ""
+        _print_scores(f"{args.dataset}/{args.config}{split}", result)
         print(f"model, README.md and metrics.json in {args.output}")
     elif args.command == "cv" and args.member:
         members = [parse_member(spec, options) for spec in args.member]
