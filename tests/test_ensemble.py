@@ -137,7 +137,8 @@ def trained(tmp_path_factory):
     return root, data, encoder
 
 
-def test_an_ensemble_folder_predicts_the_rank_average_of_its_members(trained, tmp_path):
+def test_an_ensemble_folder_predicts_the_rank_average_of_its_members(trained, tmp_path,
+                                                                      monkeypatch):
     root, data, _ = trained
     ensemble = Ensemble.build([root / "bi", root / "cross"], "rank", weights=[0.7, 0.3])
     ensemble.save(tmp_path / "ens")
@@ -156,11 +157,15 @@ def test_an_ensemble_folder_predicts_the_rank_average_of_its_members(trained, tm
     # one pair alone gets a score: its members' scores ranked against their references
     test = data.splits["test"]
     pair = test["sentence1"][:1], test["sentence2"][:1]
-    alone = Ensemble.load(moved).predict(*pair)
+    ensemble = Ensemble.load(moved)
+    alone = ensemble.predict(*pair)
     scores = [[PairEncoder.from_pretrained(root / k).predict(*pair)[0] for k in ("bi", "cross")]]
     assert alone.shape == (1,)
     assert alone[0] == pytest.approx(rank_average(scores, [0.7, 0.3], reference=held_out)[0])
     assert load_run(root / "bi").ids == list(range(len(data.splits["test"])))
+    # later calls reuse the members loaded by the first, they do not load them again
+    monkeypatch.setattr(PairEncoder, "from_pretrained", classmethod(lambda *a, **k: 1 / 0))
+    assert np.allclose(ensemble.predict(*pair), alone)
 
 
 def test_saving_an_ensemble_replaces_an_earlier_one_whole_or_not_at_all(trained, tmp_path,

@@ -27,6 +27,7 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -358,11 +359,15 @@ class Ensemble:
         references existed ranks among the given pairs)."""
         if self.conditional and condition is None:
             raise ValueError("this ensemble's members are conditional: give a condition column")
-        columns = [PairEncoder.from_pretrained(m).predict(sentence1, sentence2, condition,
-                                                          batch_size=batch_size)
-                   for m in self.members]
+        columns = [encoder.predict(sentence1, sentence2, condition, batch_size=batch_size)
+                   for encoder in self.encoders]
         return combine(self.method, np.column_stack(columns), weights=self.weights,
                        stack=self.stack, reference=self.reference)
+
+    @cached_property
+    def encoders(self) -> list[PairEncoder]:
+        """The members, loaded once (on the first :meth:`predict`) and kept for later calls."""
+        return [PairEncoder.from_pretrained(m) for m in self.members]
 
     def save(self, path: str | os.PathLike) -> Path:
         """A folder that holds everything: copies of the members (``members/<i>-<name>``,
