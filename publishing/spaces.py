@@ -197,7 +197,10 @@ def _free_port() -> int:
 class SpaceServer:
     """A built Space's ``app.py`` running in a subprocess on 127.0.0.1, this project unimportable.
 
-    Use as a context manager; ``client`` is a ``gradio_client.Client`` connected to it.
+    Use as a context manager; ``client`` is a ``gradio_client.Client`` connected to it. The app is
+    asked for a free port, and the client connects to the URL the app prints that it runs on
+    (gradio moves on to the next port when another program took the one asked for, so Spaces
+    started side by side may not be where they were asked to be).
     """
 
     def __init__(self, folder: Path, timeout: float = 60.0):
@@ -206,27 +209,23 @@ class SpaceServer:
     def __enter__(self) -> "SpaceServer":
         from gradio_client import Client
 
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
+        asked = _free_port()
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
-        env.update(GRADIO_SERVER_NAME="127.0.0.1", GRADIO_SERVER_PORT=str(self.port),
+        env.update(GRADIO_SERVER_NAME="127.0.0.1", GRADIO_SERVER_PORT=str(asked),
                    GRADIO_ANALYTICS_ENABLED="False", HF_HUB_OFFLINE="1", HF_EVALUATE_OFFLINE="1",
-                   HF_MODULES_CACHE=tempfile.mkdtemp(prefix="space-modules-"))
-        self.log = tempfile.TemporaryFile()
+                   HF_MODULES_CACHE=tempfile.mkdtemp(prefix="space-modules-"), PYTHONUNBUFFERED="1")
+        self.log = tempfile.TemporaryFile(mode="a+b")  # the app appends whatever we last read
         self.process = subprocess.Popen([sys.executable, "-s", "-c", ISOLATED_RUNNER, "app.py"],
                                         cwd=self.folder, env=env, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + self.timeout
-        while True:
+        while not (running := re.search(r"Running on local URL: +(http://127\.0\.0\.1:(\d+))", self.output())):
             if self.process.poll() is not None:
                 raise RuntimeError(f"{self.folder}/app.py exited ({self.process.returncode}):\n{self.output()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    self.__exit__()
-                    raise TimeoutError(f"{self.folder}/app.py did not listen within {self.timeout:.0f} s")
-                time.sleep(0.2)
+            if time.monotonic() > deadline:
+                self.__exit__()
+                raise TimeoutError(f"{self.folder}/app.py did not start within {self.timeout:.0f} s:\n{self.output()}")
+            time.sleep(0.2)
+        self.url, self.port = running.group(1) + "/", int(running.group(2))
         self.client = Client(self.url, verbose=False)
         return self
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import evaluate
 import pytest
 
+from publishing import spaces
 from publishing.spaces import (METRICS_ROOT, SpaceError, SpaceServer, build_space, check_space, link_target,
                                metric_names, space_example, verify_space)
 
@@ -120,3 +122,17 @@ def test_verify_space_compares_with_evaluate_and_says_when_gradio_is_missing(tmp
     monkeypatch.setitem(sys.modules, "gradio", None)
     with pytest.raises(SpaceError, match="gradio is not installed"):
         verify_space(folder)
+
+
+def test_a_space_whose_port_another_program_took_starts_on_a_new_one(tmp_path, monkeypatch):
+    folder = build_space("lexical_overlap", tmp_path).folder
+    example, options = space_example(folder)
+    expected = evaluate.load(str(METRICS_ROOT / "lexical_overlap")).compute(**example, **options)
+    with socket.socket() as taken:  # listens, so a bare connect would take it for the app
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        first, free_port = [taken.getsockname()[1]], spaces._free_port
+        monkeypatch.setattr(spaces, "_free_port", lambda: first.pop() if first else free_port())
+        with SpaceServer(folder, timeout=120) as server:
+            assert server.port != taken.getsockname()[1] and str(server.port) in server.url
+            assert server.compute(example, options) == json.loads(json.dumps(expected))
