@@ -14,7 +14,6 @@ into one folder wait for each other.
 from __future__ import annotations
 
 import fcntl
-import os
 import shutil
 import tempfile
 from contextlib import contextmanager
@@ -29,6 +28,7 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from dataset_scripts import load
+from dataset_scripts.folders import replaced_whole
 from dataset_scripts.registry import get_spec
 
 from .datasets import card_module
@@ -64,17 +64,6 @@ def build_lock(out_root: Path, say=print):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _replace(new: Path, folder: Path) -> None:
-    """Put the complete folder ``new`` at ``folder`` (renames; the old one is deleted last)."""
-    old = None
-    if folder.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old-", dir=folder.parent))
-        os.rename(folder, old / folder.name)
-    os.rename(new, folder)
-    if old is not None:
-        shutil.rmtree(old)
-
-
 def build_dataset(dataset_id: str, out_root: Path, *, mirror=None, data_dir=None,
                   cache_dir=None) -> BuildResult:
     """Build every available config of ``dataset_id`` into ``out_root/datasets/<id>``.
@@ -100,9 +89,7 @@ def build_dataset(dataset_id: str, out_root: Path, *, mirror=None, data_dir=None
             result.skipped[config] = str(exc)
     if not built:
         return result
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{dataset_id}.new-", dir=folder.parent))
-    try:
+    with replaced_whole(folder) as staging:
         sizes = None
         if not result.card_only:
             for config, splits in built.items():
@@ -114,10 +101,6 @@ def build_dataset(dataset_id: str, out_root: Path, *, mirror=None, data_dir=None
         body = module.card_body(built, staging / "images")
         card = dataset_card(spec, built, body, sizes)
         (staging / "README.md").write_text(str(card), encoding="utf-8")
-        _replace(staging, folder)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     result.rows = {config: {split: len(ds) for split, ds in splits.items()}
                    for config, splits in built.items()}
     return result

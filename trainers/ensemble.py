@@ -25,13 +25,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 from scipy import optimize, stats
+
+from dataset_scripts.folders import replaced_whole
 
 from .models import CONFIG_NAME, PairEncoder
 
@@ -379,9 +380,7 @@ class Ensemble:
                 not path.is_dir() or any(path.iterdir())):
             raise ValueError(f"--output {path}: not empty and holds no ensemble (no "
                              f"{ENSEMBLE_FILE}); choose an empty or new folder")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
-        try:
+        with replaced_whole(path) as staging:
             names = []
             for i, member in enumerate(self.members):
                 names.append(f"{MEMBERS_DIR}/{i}-{Path(member).name}")
@@ -398,16 +397,6 @@ class Ensemble:
                                                                       self.reference]}
             (staging / ENSEMBLE_FILE).write_text(json.dumps(raw, indent=1))
             (staging / "README.md").write_text(saved.card(staging))
-            if path.exists():
-                retired = Path(tempfile.mkdtemp(prefix=f".{path.name}.old.", dir=path.parent))
-                path.rename(retired / path.name)
-                staging.rename(path)
-                shutil.rmtree(retired)
-            else:
-                staging.rename(path)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
         return path
 
     @classmethod
