@@ -52,3 +52,11 @@ def get_spec(dataset_id: str) -> DatasetSpec:
         return REGISTRY[dataset_id]
     except KeyError:
         raise KeyError(f"unknown dataset {dataset_id!r}; known: {', '.join(sorted(REGISTRY))}") from None
+
+
+def registered_id(data_name: str | None) -> str | None:
+    """The dataset id in a loaded data name ``"<id>/<config>"`` (``PairData.name``, a run's
+    ``metrics.json`` ``data``) when that id is registered here; None for anything else (a local
+    folder, a dataset semrel does not build)."""
+    dataset_id = str(data_name or "").split("/")[0]
+    return dataset_id if dataset_id in REGISTRY else None

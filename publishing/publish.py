@@ -135,11 +135,11 @@ def plan(out: Path, names: Iterable[str], models: Iterable[Path] = (),
             raise PublishError(f"model folder {folder} does not exist")
         if not REPO_NAME.match(folder.name):
             raise PublishError(f"model folder name {folder.name!r} is not a valid Hub repo name")
-        note = "model + card"
-        if namespace and trained_on(folder) and (folder / "README.md").is_file() \
+        note, dataset_id = "model + card", trained_on(folder)
+        if namespace and dataset_id and (folder / "README.md").is_file() \
                 and not ModelCard.load(folder / "README.md").data.datasets:
-            dataset_repo = f"{namespace}/{trained_on(folder)}"
-            folder = stage_model(folder, hub / "models" / folder.name, namespace, MODEL_IGNORE)
+            dataset_repo = f"{namespace}/{dataset_id}"
+            folder = stage_model(folder, hub / "models" / folder.name, dataset_repo, MODEL_IGNORE)
             note += f" (card: datasets {dataset_repo})"
         artefacts.append(Artefact("model", folder.name, "model", folder, note,
                                   ignore=MODEL_IGNORE))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from huggingface_hub import DatasetCard, DatasetCardData, ModelCard
 
-from dataset_scripts.registry import REGISTRY, get_spec
+from dataset_scripts.registry import get_spec, registered_id
 
 from .cards import install_lines
 from .export import card_metadata
@@ -83,25 +83,21 @@ def trained_on(folder: Path) -> str | None:
     metrics = Path(folder) / RUN_METRICS
     if not metrics.is_file():
         return None
-    dataset_id = str(json.loads(metrics.read_text()).get("data") or "").split("/")[0]
-    return dataset_id if dataset_id in REGISTRY else None
+    return registered_id(json.loads(metrics.read_text()).get("data"))
 
 
-def stage_model(folder: Path, dest: Path, namespace: str, ignore: tuple[str, ...]) -> Path:
+def stage_model(folder: Path, dest: Path, dataset_repo: str, ignore: tuple[str, ...]) -> Path:
     """The model repo folder of a run trained on a semrel dataset whose card names no dataset:
     the run's files (hard links where the file system allows, else copies; ``ignore`` patterns,
-    e.g. checkpoints, stay out) with ``datasets: [<namespace>/<id>]`` added to the card. The run
-    folder itself is not changed."""
-    dataset_id = trained_on(folder)
-    if dataset_id is None:
-        raise ValueError(f"{folder}: not a run trained on a semrel dataset")
+    e.g. checkpoints, stay out) with ``datasets: [<dataset_repo>]`` (``<namespace>/<id>``, see
+    :func:`trained_on`) added to the card. The run folder itself is not changed."""
     if dest.exists():
         shutil.rmtree(dest)
     names = (pattern.removesuffix("/*") for pattern in ignore)  # "checkpoints/*": the folder
     shutil.copytree(folder, dest, ignore=shutil.ignore_patterns(*names),
                     copy_function=_link_or_copy)
     card = ModelCard.load(dest / "README.md")
-    card.data.datasets = [f"{namespace}/{dataset_id}"]
+    card.data.datasets = [dataset_repo]
     (dest / "README.md").unlink()  # a hard link to the run's card: write a new file instead
     card.save(dest / "README.md")
     return dest

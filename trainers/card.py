@@ -108,9 +108,9 @@ def write_model_card(output_dir: Path, *, model, data, options, result, log_hist
                    "MSE": result.mse})) if result.eval_split else \
         (f"Not evaluated: trained on all {result.train_pairs} pairs of `{data.name}` (it has no "
          "validation or test split); see the CV of the same recipe for its expected quality.")
-    from dataset_scripts.registry import REGISTRY
+    from dataset_scripts.registry import registered_id
 
-    semrel_id = data.name.split("/")[0] if data.name.split("/")[0] in REGISTRY else None
+    semrel_id = registered_id(data.name)
     hub_note = ("" if data.hub_id else
                 f"\n- `{data.name}` has no Hub dataset id (it is built locally by semrel), so this "
                 "card lists no `datasets:` and no `model-index`; the metrics are below"
