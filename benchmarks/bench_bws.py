@@ -8,7 +8,7 @@ scripts do it (SHR on a few trials, extrapolated), for the speed-up.
 
     .venv/bin/python benchmarks/bench_bws.py                 # both scales, 1,000 trials
     .venv/bin/python benchmarks/bench_bws.py --scales 1 --repeats 5
-    .venv/bin/python benchmarks/bench_bws.py --command       # `python -m metrics.bws_scores score` vs Perl
+    .venv/bin/python benchmarks/bench_bws.py --command       # `semrel bws score` vs Perl
     .venv/bin/python benchmarks/bench_bws.py --scaling       # 88k vs 5M annotations; evaluate's memory
     .venv/bin/python benchmarks/bench_bws.py --memory        # evaluate.load(...).compute vs the function, 5M
 """
@@ -28,11 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
-from metrics.bws_scores.counting import bws_counting_scores
-from metrics.bws_scores.counting import encode_annotations
-from metrics.bws_scores.design import generate_tuples
-from metrics.split_half_reliability.split_half import split_half_bws
-from metrics.split_half_reliability.split_half import split_half_ratings
+from semrel.metrics.bws.counting import bws_counting_scores
+from semrel.metrics.bws.counting import encode_annotations
+from semrel.metrics.bws.design import generate_tuples
+from semrel.metrics.split_half.split_half import split_half_bws
+from semrel.metrics.split_half.split_half import split_half_ratings
 
 
 def simulate(n_items: int, per_tuple: int, seed: int = 0):
@@ -100,12 +100,12 @@ def write_nrc(path: Path, tuples, best, worst) -> None:
 
 
 def bench_command(repeats: int) -> None:
-    """Whole-process wall time of `python -m metrics.bws_scores score` on 88,000 annotations."""
+    """Whole-process wall time of `semrel bws score` on 88,000 annotations."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "annotations.csv"
         write_nrc(path, *simulate(5500, 8))
         env = dict(os.environ, PYTHONPATH=str(REPO))
-        command = [sys.executable, "-m", "metrics.bws_scores", "score", str(path)]
+        command = [sys.executable, "-m", "semrel", "bws", "score", str(path)]
         walls, cpus = [], []
         for _ in range(repeats):
             start, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -113,7 +113,7 @@ def bench_command(repeats: int) -> None:
             walls.append(time.perf_counter() - start)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpus.append(after.ru_utime - cpu.ru_utime + after.ru_stime - cpu.ru_stime)
-    print(f"python -m metrics.bws_scores score (88,000 annotations, whole process): wall median {np.median(walls):.3f} s, "
+    print(f"semrel bws score (88,000 annotations, whole process): wall median {np.median(walls):.3f} s, "
           f"min {min(walls):.3f} s; CPU median {np.median(cpus):.3f} s ({repeats} runs, load average "
           f"{os.getloadavg()[0]:.1f}); NRC Perl counting script: {PERL_COUNTING_S:.2f} s")
 
@@ -137,21 +137,21 @@ MEMORY_CASES = {
     "bws_scores": (
         "t, b, w = simulate(n // 16, 8); tuples = ('item' + t.astype(str).astype(object)).tolist()\n"
         "best, worst = b.tolist(), w.tolist()",
-        "metrics.bws_scores.counting:bws_counting_scores", "metrics/bws_scores", None,
+        "semrel.metrics.bws.counting:bws_counting_scores", "metrics/bws_scores", None,
         "tuples=tuples, best=best, worst=worst, choice='position'"),
     "split_half_reliability bws": (
         "t, b, w = simulate(n // 16, 8); tuples = ('item' + t.astype(str).astype(object)).tolist()\n"
         "best, worst = b.tolist(), w.tolist()",
-        "metrics.split_half_reliability.split_half:split_half_bws", "metrics/split_half_reliability", "bws",
+        "semrel.metrics.split_half.split_half:split_half_bws", "metrics/split_half_reliability", "bws",
         "tuples=tuples, best=best, worst=worst, choice='position', trials=20"),
     "split_half_reliability ratings": (
         "items = (np.arange(n) // 8).astype(str).tolist(); ratings = (rng.integers(0, 6, n) + 0.5).tolist()",
-        "metrics.split_half_reliability.split_half:split_half_ratings", "metrics/split_half_reliability", "ratings",
+        "semrel.metrics.split_half.split_half:split_half_ratings", "metrics/split_half_reliability", "ratings",
         "items=items, ratings=ratings, trials=20"),
     "annotator_agreement": (
         "items = (np.arange(n) // 9).astype(str).tolist()\n"
         "annotators = rng.integers(0, 500, n).astype(str).tolist(); ratings = rng.integers(0, 6, n).astype(float).tolist()",
-        "metrics.annotator_agreement.agreement:annotator_agreement", "metrics/annotator_agreement", None,
+        "semrel.metrics.agreement:annotator_agreement", "metrics/annotator_agreement", None,
         "items=items, annotators=annotators, ratings=ratings"),
 }
 

@@ -17,7 +17,7 @@ import tracemalloc
 import krippendorff
 import numpy as np
 
-from metrics.annotator_agreement.agreement import krippendorff_alpha_interval
+from semrel.metrics.agreement import krippendorff_alpha_interval
 
 
 def measure(fn):

@@ -1,7 +1,7 @@
 """STR-2021 5-fold CV fine-tuning benchmark: any set of runs (model x encoder x objective x
 hyperparameters) and their ensembles, beside sentence-transformers' own trainer.
 
-A run is ``ENCODER@MODEL[,option=value...]`` (the ``python -m trainers cv --member`` syntax; the
+A run is ``ENCODER@MODEL[,option=value...]`` (the ``semrel cv --member`` syntax; the
 flags give the defaults), or ``st@MODEL`` for sentence-transformers' trainer
 (CosineSimilarityLoss, same folds and hyperparameters). ``--ensemble A+B[+C]`` combines runs (by
 their spec) per fold: a rank average against, and a linear stack fit on, the other folds'
@@ -11,7 +11,7 @@ Prints per-fold and mean Spearman, the per-source table (paper Table 6, RoBERTa-
 beside it), training throughput (pairs/s = train pairs x epochs / training seconds, the whole run)
 and peak memory (GPU: max allocated; CPU: the process's max RSS so far), each fold with the
 device and precision it ran under (``--precision``, or ``precision=`` in a spec: see
-``python -m trainers fit --help``). Each finished (fold, run) is stored in ``OUT/results.json``
+``semrel fit --help``). Each finished (fold, run) is stored in ``OUT/results.json``
 and reused on the next call when its settings are the same (``--force`` re-runs);
 ``--report`` prints the stored results of ``--folds``/``--run`` without training anything.
 Not part of the test suite.
@@ -39,14 +39,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from trainers.data import pretokenize_pairs, prepare_pairs
-from trainers.ensemble import check_same_rows, cv_ensemble, load_run, rank_average, spearman
-from trainers.models import build_model
-from trainers.options import PRECISIONS, stored_options
-from trainers.pretrained import resolve_model
-from trainers.trainer import (EpochClock, PairTrainer, device_kwargs, precision_used,
+from semrel.trainers.data import pretokenize_pairs, prepare_pairs
+from semrel.trainers.ensemble import check_same_rows, cv_ensemble, load_run, rank_average, spearman
+from semrel.trainers.models import build_model
+from semrel.trainers.options import PRECISIONS, stored_options
+from semrel.trainers.pretrained import resolve_model
+from semrel.trainers.trainer import (EpochClock, PairTrainer, device_kwargs, precision_used,
                               similarity_scores, training_arguments)
-from trainers.training import FitOptions, compile_encoder, fit, load_pairs, parse_member, per_source_spearman
+from semrel.trainers.training import FitOptions, compile_encoder, fit, load_pairs, parse_member, per_source_spearman
 
 PAPER_CV = {"STS": 0.79, "SNLI": 0.80, "Stance": 0.49, "Goodreads": 0.73, "Wikipedia": 0.79,
             "Formality": 0.86, "ParaNMT": 0.80}  # Abdalla et al., Table 6, SBERT(RoBERTa) CV

@@ -1,6 +1,6 @@
 """semrel datasets: builders over the upstream releases, stable splits, export to the Hub layout.
 
-    >>> from dataset_scripts import load
+    >>> from semrel.dataset_scripts import load
     >>> load("str-2021", "cv-fold-0")["test"]
 
 Importing the package is light: the registry (and with it ``datasets``, pandas, scipy) is

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metrics.errors import DataValidationError
+from semrel.metrics.errors import DataValidationError
 
 __all__ = ["DataValidationError", "SourceError"]
 

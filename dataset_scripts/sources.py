@@ -17,6 +17,9 @@ from pathlib import Path
 from .errors import SourceError
 
 MIRROR_ENV = "SEMREL_MIRROR"
+# the shared mirror of a development checkout (<checkout>/../shared/upstream), relative to the
+# working directory; used when neither an argument nor $SEMREL_MIRROR names one
+CHECKOUT_MIRROR = Path("..") / "shared" / "upstream"
 
 
 @dataclass(frozen=True)
@@ -33,11 +36,13 @@ class Source:
 
 
 def mirror_dirs(mirror: str | os.PathLike | list | None = None) -> list[Path]:
-    """Mirror directories: the argument, else ``$SEMREL_MIRROR`` (``os.pathsep``-separated)."""
+    """Mirror directories: the argument, else ``$SEMREL_MIRROR`` (``os.pathsep``-separated), else
+    ``../shared/upstream`` where that directory exists; none (download) otherwise. Every command
+    and API that reads upstream files finds its mirror here."""
     if mirror is None:
         mirror = os.environ.get(MIRROR_ENV) or None
     if mirror is None:
-        return []
+        return [CHECKOUT_MIRROR.resolve()] if CHECKOUT_MIRROR.is_dir() else []
     if isinstance(mirror, (str, os.PathLike)):
         mirror = [p for p in str(mirror).split(os.pathsep) if p]
     return [Path(m).expanduser().resolve() for m in mirror]

@@ -1,0 +1,33 @@
+"""semrel.metrics: the math of every metric as plain numpy/scipy functions, and an evaluate
+module folder per metric.
+
+The functions (importable and testable without evaluate): :mod:`.bws` (readers, counting scores,
+tuple design), :mod:`.split_half` (split-half reliability), :mod:`.agreement` (inter/intra
+annotator agreement), :mod:`.overlap` (Dice lexical overlap), :mod:`.lower_bound` (the MSE lower
+bound), :mod:`.correlation`. Each ``<name>/`` folder beside them is a thin evaluate module over
+those functions: ``<name>.py``, its card ``README.md``, ``requirements.txt`` and ``app.py`` (the
+Space). Load one from the installed package with ``evaluate.load(module_path("bws_scores"))``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+
+
+def names() -> list[str]:
+    """The evaluate modules shipped with semrel: every ``<name>/<name>.py`` beside this file."""
+    return sorted(p.parent.name for p in ROOT.glob("*/*.py") if p.stem == p.parent.name)
+
+
+def module_path(name: str) -> str:
+    """The folder of metric ``name`` in the installed package, for ``evaluate.load``.
+
+    >>> Path(module_path("bws_scores")).name
+    'bws_scores'
+    """
+    folder = ROOT / name
+    if not (folder / f"{name}.py").is_file():
+        raise ValueError(f"unknown metric {name!r}; semrel has {', '.join(names())}")
+    return str(folder)

@@ -27,9 +27,9 @@ from datasets.splits import SplitDict, SplitInfo
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from dataset_scripts import load
-from dataset_scripts.folders import replaced_whole
-from dataset_scripts.registry import get_spec
+from semrel.dataset_scripts import load
+from semrel.dataset_scripts.folders import replaced_whole
+from semrel.dataset_scripts.registry import get_spec
 
 from .datasets import card_module
 from .hub_vocabulary import SIMILARITY_TASK_CATEGORIES, SIMILARITY_TASK_IDS, size_category

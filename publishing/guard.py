@@ -30,9 +30,9 @@ ID_PATTERN = r"(?:^|[^A-Z0-9])A[A-Z0-9]{11,20}(?:[^A-Z0-9]|$)"
 def raw_worker_ids(mirror=None) -> frozenset[str]:
     """The WorkerIds of the crowd-sts upstream files (annotation batches and the authors' list),
     read with the dataset's own parser; raises the fetch error when a file cannot be had."""
-    from dataset_scripts.crowd_sts.builder import AUTHORS_LIST, SOURCES
-    from dataset_scripts.crowd_sts.reading import read_annotation_file
-    from dataset_scripts.sources import fetch
+    from semrel.dataset_scripts.crowd_sts.builder import AUTHORS_LIST, SOURCES
+    from semrel.dataset_scripts.crowd_sts.reading import read_annotation_file
+    from semrel.dataset_scripts.sources import fetch
 
     ids = set()
     for source in SOURCES:

@@ -10,7 +10,7 @@ What a push sends (one repo and one commit per artefact; the repo mirrors the fo
   point at), its plots, and build-it-yourself instructions — staged in ``build/hub/cards/<id>/``
   (:mod:`publishing.staging`);
 - a metric: ``build/hub/spaces/<name>/`` (see :mod:`publishing.spaces`);
-- a model folder written by ``python -m trainers fit``: its files, README model card included
+- a model folder written by ``semrel fit``: its files, README model card included
   (trained on a semrel dataset: staged in ``build/hub/models/<name>/`` with the card's
   ``datasets:`` naming that dataset's repo in the namespace, :mod:`publishing.staging`).
 
@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 from huggingface_hub import HfApi, ModelCard, get_token
 from huggingface_hub.utils import filter_repo_objects
 
-from dataset_scripts.registry import REGISTRY, get_spec
+from semrel.dataset_scripts.registry import REGISTRY, get_spec
 
 from .export import verify_folder
 from .guard import raw_worker_ids, scan_files
@@ -49,7 +49,7 @@ from .staging import stage_card_only, stage_model, trained_on
 ROW_COLUMNS = ("sentence1", "sentence2", "condition")
 REPO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 # What a trained model folder holds is the trainers' rule (they write it); until trainers exposes
-# it (see model_files), these mirror `python -m trainers fit`'s layout.
+# it (see model_files), these mirror `semrel fit`'s layout.
 WEIGHTS = ("*.safetensors", "*.bin", "*.pt", "*.pth", "*.onnx")
 MODEL_IGNORE = ("checkpoints/*", "checkpoint-*", "runs/*")
 
@@ -118,7 +118,7 @@ def plan(out: Path, names: Iterable[str], models: Iterable[Path] = (),
         folder = hub / "datasets" / dataset_id
         if spec.redistributable:
             if not (folder / "README.md").is_file():
-                raise PublishError(f"{dataset_id} is not built ({folder}): run `upload.py build` first")
+                raise PublishError(f"{dataset_id} is not built ({folder}): run `semrel build` first")
             artefacts.append(Artefact("dataset", dataset_id, "dataset", folder,
                                       "Parquet + card"))
         else:
@@ -128,7 +128,7 @@ def plan(out: Path, names: Iterable[str], models: Iterable[Path] = (),
     for name in [n for n in names if n not in REGISTRY]:
         folder = hub / "spaces" / name
         if not folder.is_dir():
-            raise PublishError(f"metric {name} has no Space folder ({folder}): run `upload.py build`")
+            raise PublishError(f"metric {name} has no Space folder ({folder}): run `semrel build`")
         artefacts.append(Artefact("space", name, "space", folder, "metric Space (gradio)"))
     for folder in map(Path, models):
         if not folder.is_dir():

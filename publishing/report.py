@@ -30,8 +30,8 @@ import jinja2
 from huggingface_hub import DatasetCard, RepoCard
 from markdown_it import MarkdownIt
 
-from dataset_scripts import load
-from dataset_scripts.registry import get_spec
+from semrel.dataset_scripts import load
+from semrel.dataset_scripts.registry import get_spec
 
 from .cards import split_statistics
 from .datasets import card_module
@@ -148,7 +148,7 @@ def dataset_section(dataset_id: str, folder: Path, image_root: Path, *, mirror=N
         return Section(dataset_id, "dataset", f"not built: {reason}",
                        f'<p class="note">Not built: {reason}.</p>',
                        Overview(size=Figure(f"not built: {reason}",
-                                            f"python upload.py build --only {dataset_id}")))
+                                            f"semrel build --only {dataset_id}")))
     built = BuiltFolder(folder, dataset_id, mirror=mirror, data_dir=data_dir, cache_dir=cache_dir)
     image_dir = image_root / dataset_id
     if image_dir.exists():
@@ -163,7 +163,7 @@ def dataset_section(dataset_id: str, folder: Path, image_root: Path, *, mirror=N
                 else Overview())
     if overview.size == Figure():
         rows = max(sum(len(ds) for ds in built[c].values()) for c in built)
-        overview = Overview(Figure(f"{rows:,} rows", f"python upload.py build --only {dataset_id}"),
+        overview = Overview(Figure(f"{rows:,} rows", f"semrel build --only {dataset_id}"),
                             overview.reliability, overview.baseline, overview.fine_tuned)
     summary = f"{len(built)} config(s); {terms}"
     return Section(dataset_id, "dataset", summary, render(markdown, f"images/{dataset_id}"), overview)

@@ -65,7 +65,7 @@ def metric_names(root: Path = METRICS_ROOT) -> list[str]:
 
 
 def link_target(path: Path, metrics_root: Path = METRICS_ROOT) -> Path | None:
-    """The file a link module points to (``from metrics.x.y import a, b`` only), else None."""
+    """The file a link module points to (``from semrel.metrics.x.y import a, b`` only), else None."""
     body = ast.parse(Path(path).read_text(encoding="utf-8")).body
     modules = {n.module for n in body if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module}
     if not body or len(modules) != 1 or len(body) != sum(isinstance(n, ast.ImportFrom) for n in body):

@@ -6,7 +6,7 @@
   built card's body and plots, and build-it-yourself instructions;
 - models: ``build/hub/models/<name>/`` is a run folder of a model trained on a semrel dataset,
   whose card gets ``datasets: [<namespace>/<id>]`` -- the dataset repo the same namespace
-  publishes -- which ``python -m trainers fit`` cannot know when it writes the card.
+  publishes -- which ``semrel fit`` cannot know when it writes the card.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from pathlib import Path
 
 from huggingface_hub import DatasetCard, DatasetCardData, ModelCard
 
-from dataset_scripts.registry import get_spec, registered_id
+from semrel.dataset_scripts.registry import get_spec, registered_id
 
 from .cards import install_lines
 from .export import card_metadata
 
 DATA_KEYS = ("configs", "dataset_info")
-RUN_METRICS = "metrics.json"  # where `python -m trainers fit` records the data ("<id>/<config>")
+RUN_METRICS = "metrics.json"  # where `semrel fit` records the data ("<id>/<config>")
 
 
 def stage_card_only(dataset_id: str, built: Path, dest: Path) -> Path:
@@ -48,7 +48,7 @@ def stage_card_only(dataset_id: str, built: Path, dest: Path) -> Path:
             shutil.copytree(built / "images", dest / "images")
     else:
         body, card_data = _description(spec), card_metadata(spec)
-    if f"upload.py build --only {dataset_id}" not in body:
+    if f"semrel build --only {dataset_id}" not in body:
         body += "\n\n" + _build_yourself(spec)
     (dest / "README.md").write_text(f"---\n{card_data.to_yaml()}\n---\n\n{body}\n", encoding="utf-8")
     return dest
@@ -72,8 +72,8 @@ def _build_yourself(spec) -> str:
     return (f"## Build it yourself\n\nThis repository holds **no data**: the licence does not allow "
             f"redistributing it. Build it locally from the upstream files (sha256-verified) with "
             f"semrel:\n\n```bash\n{install_lines()}\n"
-            f"python upload.py build --only {spec.dataset_id}{data_dir}\n"
-            f"python -c \"from dataset_scripts import load; print(load('{spec.dataset_id}', "
+            f"semrel build --only {spec.dataset_id}{data_dir}\n"
+            f"python -c \"from semrel.dataset_scripts import load; print(load('{spec.dataset_id}', "
             f"'{spec.configs[0]}'))\"\n```\n{needs}")
 
 

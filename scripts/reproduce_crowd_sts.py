@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import argparse
 
-from dataset_scripts import load
-from dataset_scripts.crowd_sts.report import frame, report
+from semrel.dataset_scripts import load
+from semrel.dataset_scripts.crowd_sts.report import frame, report
 
 
 def main(argv=None) -> None:

@@ -15,9 +15,9 @@ import argparse
 
 import numpy as np
 
-from dataset_scripts import load
-from dataset_scripts.czech_news_sts.paper import PAPER_BOUND, PAPER_INTER, PAPER_TABLE2_FREE, agreement_of
-from metrics.mse_lower_bound.lower_bound import mse_lower_bound
+from semrel.dataset_scripts import load
+from semrel.dataset_scripts.czech_news_sts.paper import PAPER_BOUND, PAPER_INTER, PAPER_TABLE2_FREE, agreement_of
+from semrel.metrics.lower_bound import mse_lower_bound
 
 EXPLANATION = """\
 Why the numbers differ

@@ -10,7 +10,7 @@ import argparse
 
 import numpy as np
 
-from dataset_scripts.str_2021.dice import PAPER_OVERALL, PAPER_PER_SOURCE, fold_correlations
+from semrel.dataset_scripts.str_2021.dice import PAPER_OVERALL, PAPER_PER_SOURCE, fold_correlations
 
 
 def main(argv=None) -> None:

@@ -14,9 +14,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
-MIRROR = Path(os.environ.get("SEMREL_MIRROR") or REPO.parent / "shared" / "upstream")
+from project import MIRROR  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -2,9 +2,9 @@
 
 Cross-, bi- and tri-encoders (:mod:`trainers.models`), loss modules chosen by name
 (:mod:`trainers.losses`), a ``transformers.Trainer`` subclass (:mod:`trainers.trainer`), runs and
-the CLI ``python -m trainers fit | cv | predict`` (:mod:`trainers.training`, :mod:`trainers.cli`).
+the CLI ``semrel fit | cv | predict`` (:mod:`trainers.training`, :mod:`trainers.cli`).
 
-Names are imported on first use, so ``import trainers`` (and ``python -m trainers --help``)
+Names are imported on first use, so ``import trainers`` (and ``semrel --help``)
 does not import torch or transformers.
 """
 

@@ -57,7 +57,7 @@ def usage(model) -> tuple[str, str, str | None, str]:
     """(library_name, install line, pipeline_tag, code) for loading ``model`` where users do."""
     example = '["A man plays."], ["Someone is playing."]' + (
         ', ["the activity"]' if model.conditional else '')
-    ours = ("from trainers.models import PairEncoder\n"
+    ours = ("from semrel.trainers.models import PairEncoder\n"
             "model = PairEncoder.from_pretrained(path)\n"
             f"model.predict({example})\n")
     if model.kind == "cross":
@@ -108,13 +108,13 @@ def write_model_card(output_dir: Path, *, model, data, options, result, log_hist
                    "MSE": result.mse})) if result.eval_split else \
         (f"Not evaluated: trained on all {result.train_pairs} pairs of `{data.name}` (it has no "
          "validation or test split); see the CV of the same recipe for its expected quality.")
-    from dataset_scripts.registry import registered_id
+    from semrel.dataset_scripts.registry import registered_id
 
     semrel_id = registered_id(data.name)
     hub_note = ("" if data.hub_id else
                 f"\n- `{data.name}` has no Hub dataset id (it is built locally by semrel), so this "
                 "card lists no `datasets:` and no `model-index`; the metrics are below"
-                + (f". `upload.py push --namespace NS --model DIR` adds `datasets: "
+                + (f". `semrel push --namespace NS --model DIR` adds `datasets: "
                    f"[NS/{semrel_id}]`, the dataset repo that namespace publishes" if semrel_id
                    else ""))
     pooling = (f"pooling `{model.pooling}`" if model.pooling else
@@ -126,7 +126,7 @@ def write_model_card(output_dir: Path, *, model, data, options, result, log_hist
 # {model.kind}-encoder fine-tuned on {data.name}
 
 {type(model).description}; {pooling}{', conditional' if model.conditional else ''}.
-Trained with `python -m trainers` (semrel) on the `train` split, objective `{options.objective}`.
+Trained with `semrel` (semrel) on the `train` split, objective `{options.objective}`.
 
 ## Usage
 

@@ -1,13 +1,13 @@
-"""``python -m trainers``: fit | cv | predict | ensemble | models.
+"""``semrel fit | cv | predict | ensemble | models``: fine-tune and use encoders.
 
-    python -m trainers fit --dataset str-2021 --config cv-fold-0 --encoder bi --model minilm --output DIR
-    python -m trainers cv --dataset str-2021 --family cv --encoder cross --model PATH --output DIR
-    python -m trainers predict --model DIR --dataset c-sts --data-dir CSTS --output preds.json
-    python -m trainers cv --dataset str-2021 --member bi@mpnet --member cross@mpnet --output DIR
-    python -m trainers ensemble --member DIR1 --member DIR2 --method rank --output DIR
-    python -m trainers models
+    semrel fit --dataset str-2021 --config cv-fold-0 --encoder bi --model minilm --output DIR
+    semrel cv --dataset str-2021 --family cv --encoder cross --model PATH --output DIR
+    semrel predict --model DIR --dataset c-sts --data-dir CSTS --output preds.json
+    semrel cv --dataset str-2021 --member bi@mpnet --member cross@mpnet --output DIR
+    semrel ensemble --member DIR1 --member DIR2 --method rank --output DIR
+    semrel models
 
-Multi-GPU / multi-process: ``torchrun --nproc_per_node N -m trainers fit ...`` (same arguments;
+Multi-GPU / multi-process: ``torchrun --nproc_per_node N -m semrel fit ...`` (same arguments;
 ``--batch-size`` is per process). A mistake (unknown dataset, config or model, a missing folder,
 an output folder holding another run, a value outside its rule) is answered in one line on
 stderr with exit status 2. This module imports torch only once a command runs.
@@ -16,8 +16,9 @@ stderr with exit status 2. This module imports torch only once a command runs.
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import fields
+
+from semrel.cli import add_command
 
 from .options import (COMPILE_MODES, ON_INVALID, PRECISIONS, FitOptions, check_save_steps,
                       check_score_range)
@@ -51,22 +52,6 @@ ENSEMBLE_METHODS = ("rank", "stack")  # trainers.ensemble.METHODS (not imported:
 TYPES = {"int": int, "float": float, "str": str}  # FitOptions' annotations (strings here)
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse whose mistakes take one line (no usage block) and exit 2."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-class Formatter(argparse.RawDescriptionHelpFormatter):
-    """Shows each option's default (where it has one)."""
-
-    def _get_help_string(self, action):
-        if action.default in (None, False, argparse.SUPPRESS) or not action.option_strings:
-            return action.help
-        return f"{action.help} (default: %(default)s)"
-
-
 def _data_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True,
                         help="registry id (str-2021, c-sts, ...) or a DatasetDict.save_to_disk folder")
@@ -82,7 +67,7 @@ def _data_args(parser: argparse.ArgumentParser) -> None:
 def _fit_args(parser: argparse.ArgumentParser, model_required: bool = True) -> None:
     parser.add_argument("--model", required=model_required,
                         help="pretrained transformer folder, or a packaged name (minilm, mpnet; "
-                             "see `python -m trainers models`)")
+                             "see `semrel models`)")
     parser.add_argument("--output", required=True,
                         help="output folder (new, empty, or --overwrite)")
     parser.add_argument("--overwrite", action="store_true",
@@ -100,19 +85,16 @@ def _fit_args(parser: argparse.ArgumentParser, model_required: bool = True) -> N
                                 choices=CHOICES.get(f.name))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="python -m trainers", description=__doc__, formatter_class=Formatter)
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    p_fit = commands.add_parser("fit", help="train on one config, evaluate, save model + card",
-                                formatter_class=Formatter)
+def register(commands) -> None:
+    """Add fit, cv, predict, ensemble and models to the ``semrel`` command."""
+    p_fit = add_command(commands, "fit", run, "train on one config, evaluate, save model + card")
     _data_args(p_fit)
     p_fit.add_argument("--config", default="default", help="dataset config")
     _fit_args(p_fit)
     p_fit.add_argument("--save-steps", type=int, help="checkpoint every N steps")
     p_fit.add_argument("--resume", help="resume the same run from a checkpoint folder, or "
                                         "'last' (its last complete checkpoint)")
-    p_cv = commands.add_parser("cv", help="fit every fold of a CV or LODO family",
-                               formatter_class=Formatter)
+    p_cv = add_command(commands, "cv", run, "fit every fold of a CV or LODO family")
     _data_args(p_cv)
     p_cv.add_argument("--family", choices=("cv", "lodo"), default="cv",
                       help="configs cv-fold-* or lodo-*")
@@ -121,15 +103,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="train this member's CV too (repeat; e.g. bi@mpnet or "
                            "cross@minilm,learning_rate=3e-5; options default to the flags); with "
                            ">= 2 members, print their rank average and out-of-fold stack per fold")
-    p_predict = commands.add_parser("predict", help="predict a split; write submission JSON",
-                                    formatter_class=Formatter)
+    p_predict = add_command(commands, "predict", run, "predict a split; write submission JSON")
     _data_args(p_predict)
     p_predict.add_argument("--config", default="default", help="dataset config")
     p_predict.add_argument("--model", required=True, help="a model saved by fit")
     p_predict.add_argument("--split", default="test", help="split to predict")
     p_predict.add_argument("--output", required=True, help="JSON file {\"0\": score, ...}")
-    p_ens = commands.add_parser("ensemble", help="combine trained models into an ensemble folder",
-                                formatter_class=Formatter)
+    p_ens = add_command(commands, "ensemble", run, "combine trained models into an ensemble folder")
     p_ens.add_argument("--member", action="append", required=True, metavar="DIR",
                        help="a model folder written by fit (repeat)")
     p_ens.add_argument("--method", choices=ENSEMBLE_METHODS, default="rank",
@@ -140,9 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "predictions fit the stack or are the rank average's reference "
                             "(rank without it: each member's own test-split predictions)")
     p_ens.add_argument("--output", required=True, help="ensemble folder")
-    commands.add_parser("models", help="the packaged verified models and how to get them",
-                        formatter_class=Formatter)
-    return parser
+    add_command(commands, "models", run, "the packaged verified models and how to get them")
 
 
 def _load_kwargs(args) -> dict:
@@ -192,7 +170,7 @@ def _print_ensemble(ensemble) -> None:
 
 
 def run_models() -> None:
-    from dataset_scripts.pretrained import PACKAGED_MODELS
+    from semrel.dataset_scripts.pretrained import PACKAGED_MODELS
 
     for name, model in PACKAGED_MODELS.items():
         try:
@@ -202,17 +180,18 @@ def run_models() -> None:
         print(f"{name:<7} {model.hub_id} ({model.license}): {where}")
 
 
-def run(args: argparse.Namespace) -> None:
-    """Run a parsed command; mistakes raise ValueError / FileNotFoundError."""
+def run(args: argparse.Namespace) -> int:
+    """Run a parsed command; mistakes raise ValueError / FileNotFoundError (exit 2)."""
     if args.command == "models":
-        return run_models()
+        run_models()
+        return 0
     if args.command == "ensemble":
         from .ensemble import Ensemble
 
         path = Ensemble.build(args.member, args.method, weights=args.weights,
                               cv_dirs=args.cv_dir).save(args.output)
         print(f"ensemble of {len(args.member)} members ({args.method}) -> {path}")
-        return None
+        return 0
     if args.score_range is not None:  # the checks that need no torch come first
         check_score_range(args.score_range)
     if args.command != "predict":
@@ -252,18 +231,4 @@ def run(args: argparse.Namespace) -> None:
         data = load_pairs(args.dataset, args.config, **_load_kwargs(args))
         path = write_submission(predict(args.model, data, args.split), args.output)
         print(f"{len(data.splits[args.split])} predictions of {data.name}/{args.split} -> {path}")
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        run(args)
-    except (ValueError, FileNotFoundError, ImportError) as exc:  # incl. DataValidationError
-        message = " ".join(str(exc).split())
-        print(f"python -m trainers {args.command}: error: {message}", file=sys.stderr)
-        return 2
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

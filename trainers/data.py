@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from dataset_scripts.errors import DataValidationError
-from dataset_scripts.schema import PAIR_COLUMNS, sentence_pair_groups
+from semrel.dataset_scripts.errors import DataValidationError
+from semrel.dataset_scripts.schema import PAIR_COLUMNS, sentence_pair_groups
 
 logger = logging.getLogger(__name__)
 

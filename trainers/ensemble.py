@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 from scipy import optimize, stats
 
-from dataset_scripts.folders import replaced_whole
+from semrel.dataset_scripts.folders import replaced_whole
 
 from .models import CONFIG_NAME, PairEncoder
 
@@ -63,7 +63,7 @@ def load_run(path: str | os.PathLike) -> RunPredictions:
     file = Path(path) / PREDICTIONS_FILE
     if not file.is_file():
         raise FileNotFoundError(f"{path}: no {PREDICTIONS_FILE} (not a run folder written by "
-                                "`python -m trainers fit`/`cv`)")
+                                "`semrel fit`/`cv`)")
     raw = json.loads(file.read_text())
     return RunPredictions(path=str(path), data=raw["data"], split=raw["split"],
                           score_range=tuple(raw["score_range"]), encoder=raw["encoder"],
@@ -288,7 +288,7 @@ def _member_facts(path: Path) -> dict:
     config, metrics = path / CONFIG_NAME, path / "metrics.json"
     if not (config.is_file() and metrics.is_file()):
         raise FileNotFoundError(f"ensemble member {path}: not a model folder written by "
-                                f"`python -m trainers fit` (needs {CONFIG_NAME} and metrics.json)")
+                                f"`semrel fit` (needs {CONFIG_NAME} and metrics.json)")
     options, result = json.loads(config.read_text()), json.loads(metrics.read_text())
     return {"encoder": options["kind"], "conditional": options.get("conditional", False),
             "data": result.get("data"), "score_range": tuple(result.get("score_range") or ())}
@@ -447,10 +447,10 @@ the label scale [0, 1] (`predict` below maps them to the dataset's range).
 Predict with the semrel code:
 
 ```bash
-python -m trainers predict --model ENSEMBLE_DIR --dataset DATASET --output preds.json
+semrel predict --model ENSEMBLE_DIR --dataset DATASET --output preds.json
 ```
 ```python
-from trainers.ensemble import Ensemble
+from semrel.trainers.ensemble import Ensemble
 Ensemble.load("ENSEMBLE_DIR").predict(["a sentence"], ["another sentence"])
 ```
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dataset_scripts.pretrained import PACKAGED_MODELS, packaged_model_path
+from semrel.dataset_scripts.pretrained import PACKAGED_MODELS, packaged_model_path
 
 
 def resolve_model(name_or_path: str) -> str:

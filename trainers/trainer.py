@@ -18,7 +18,7 @@ from transformers import EvalPrediction, Trainer, TrainerCallback, TrainingArgum
 from transformers.trainer_callback import ProgressCallback
 from transformers.trainer_utils import seed_worker
 
-from metrics.correlation import correlate
+from semrel.metrics.correlation import correlate
 
 from .data import PairCollator, condition_groups
 from .losses import MSELoss, PairLoss, build_loss

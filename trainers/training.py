@@ -17,7 +17,7 @@ from pathlib import Path
 import datasets
 import numpy as np
 
-from dataset_scripts.pretrained import known_base_model
+from semrel.dataset_scripts.pretrained import known_base_model
 
 from .card import write_model_card
 from .data import prepare_pairs, pretokenize_pairs, unscale
@@ -80,8 +80,8 @@ def load_pairs(dataset: str, config: str = "default", *, score_range=None, mirro
             raise ValueError(f"{dataset} is a folder: give its score range (--score-range LO HI)")
         return PairData(datasets.load_from_disk(dataset), check_score_range(score_range),
                         f"{dataset}")
-    import dataset_scripts
-    from dataset_scripts.registry import REGISTRY
+    import semrel.dataset_scripts
+    from semrel.dataset_scripts.registry import REGISTRY
 
     if dataset not in REGISTRY:
         raise ValueError(f"--dataset {dataset}: neither a folder nor a known dataset id "
@@ -93,7 +93,7 @@ def load_pairs(dataset: str, config: str = "default", *, score_range=None, mirro
     if score_range is not None:
         raise ValueError(f"--score-range: {dataset} declares its own score range "
                          f"{list(spec.score_range)}; --score-range is for folder datasets only")
-    splits = dataset_scripts.load(dataset, config, mirror=mirror, data_dir=data_dir,
+    splits = semrel.dataset_scripts.load(dataset, config, mirror=mirror, data_dir=data_dir,
                                   cache_dir=cache_dir, **builder_kwargs)
     builder = spec.builder_class
     return PairData(splits, spec.score_range, f"{dataset}/{config}", builder.CITATION,
@@ -122,7 +122,7 @@ def check_output(output_dir: Path, run: dict, *, resume: bool, overwrite: bool) 
         return
     if not holds_run(output_dir):
         raise ValueError(f"--output {output_dir}: not empty and holds no run of "
-                         "python -m trainers; choose an empty or new folder")
+                         "semrel; choose an empty or new folder")
     if resume:
         saved = (json.loads((output_dir / RUN_FILE).read_text())
                  if (output_dir / RUN_FILE).is_file() else None)
@@ -285,7 +285,7 @@ def cross_validate(dataset: str, family: str, model_path, output_dir, options=Fi
                    overwrite: bool = False, **load_kwargs) -> dict[str, FitResult]:
     """:func:`fit` on every config of a family (``cv``: ``cv-fold-*``; ``lodo``: ``lodo-*``),
     each into ``output_dir/<config>``; ``output_dir`` follows :func:`prepare_output`'s rules."""
-    from dataset_scripts.registry import REGISTRY
+    from semrel.dataset_scripts.registry import REGISTRY
 
     if family not in FAMILIES:
         raise ValueError(f"--family {family}: must be one of {list(FAMILIES)}")

@@ -47,7 +47,7 @@ def _check(sentence1: Sequence[str], sentence2: Sequence[str], name: str) -> Non
 
 def word_overlap(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarray:
     """Jaccard overlap of unique word tokens; a pair with no token on either side is an error."""
-    from metrics.lexical_overlap.overlap import unigrams
+    from semrel.metrics.overlap import unigrams
 
     _check(sentence1, sentence2, "word_overlap")
     out = np.empty(len(sentence1))

@@ -12,7 +12,7 @@ PAPER_TABLE2_FREE = (2.66, 1.78)  # Table 2 "test free": mean, "variance" (it is
 def agreement_of(annotations):
     """Annotator agreement of per-pair annotation lists; annotators are positions (the public file
     has no annotator ids), see ``metrics.annotator_agreement``."""
-    from metrics.annotator_agreement.agreement import annotator_agreement
+    from semrel.metrics.agreement import annotator_agreement
 
     items = np.repeat(np.arange(len(annotations)), [len(a) for a in annotations])
     annotators = np.concatenate([np.arange(len(a)) for a in annotations])  # positions, not ids

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.lexical_overlap.overlap import dice
+from semrel.metrics.overlap import dice
 
 from .builder import N_FOLDS
 

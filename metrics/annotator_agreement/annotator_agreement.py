@@ -1,15 +1,14 @@
-"""evaluate adapter of annotator agreement over long-format ratings (math in agreement.py)."""
+"""evaluate adapter of annotator agreement over long-format ratings (math in semrel.metrics.agreement)."""
 
 import datasets
 import evaluate
 import pandas as pd
 import pyarrow as pa
 
-# evaluate.load copies only the same-folder modules imported here: every one the math uses
-from .agreement import annotator_agreement
-from .arrow_columns import numbers
-from .arrow_columns import sorted_codes
-from .correlation import correlate
+from semrel.metrics.agreement import annotator_agreement
+from semrel.metrics.arrow_columns import numbers
+from semrel.metrics.arrow_columns import sorted_codes
+from semrel.metrics.correlation import correlate
 
 _CITATION = """\
 @article{sido2021czech,

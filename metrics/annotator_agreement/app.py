@@ -1,7 +1,7 @@
 """The annotator_agreement Space: ``python app.py``, then open http://127.0.0.1:7860."""
 from pathlib import Path
 
-from space_app import launch
+from semrel.metrics.space_app import launch
 
 EXAMPLE = {"items": ["a", "a", "b", "b", "c", "c"], "annotators": ["x", "y", "x", "y", "x", "y"],
            "ratings": [1, 2, 4, 4, 5, 6]}

@@ -1,16 +1,15 @@
-"""evaluate adapter for Best-Worst Scaling counting scores; the math lives in counting.py."""
+"""evaluate adapter for Best-Worst Scaling counting scores; the math is semrel.metrics.bws.counting."""
 
 import datasets
 import evaluate
 
-# evaluate.load copies only the same-folder modules imported here: every one the math uses
-from .arrow_columns import sorted_codes
-from .arrow_input import annotations_from_arrow
-from .citations import ABDALLA_2023
-from .citations import KIRITCHENKO_MOHAMMAD_2016
-from .citations import KIRITCHENKO_MOHAMMAD_2017
-from .counting import bws_counting_scores
-from .errors import DataValidationError
+from semrel.metrics.arrow_columns import sorted_codes
+from semrel.metrics.bws.arrow_input import annotations_from_arrow
+from semrel.metrics.citations import ABDALLA_2023
+from semrel.metrics.citations import KIRITCHENKO_MOHAMMAD_2016
+from semrel.metrics.citations import KIRITCHENKO_MOHAMMAD_2017
+from semrel.metrics.bws.counting import bws_counting_scores
+from semrel.metrics.errors import DataValidationError
 
 _CITATION = KIRITCHENKO_MOHAMMAD_2016 + KIRITCHENKO_MOHAMMAD_2017 + ABDALLA_2023
 

@@ -1,7 +1,7 @@
 """The lexical_overlap Space: ``python app.py``, then open http://127.0.0.1:7860."""
 from pathlib import Path
 
-from space_app import launch
+from semrel.metrics.space_app import launch
 
 EXAMPLE = {"sentence1": ["a cat sat", "dogs bark", "a b"], "sentence2": ["a cat ran", "birds sing", "a b"],
            "references": [0.6, 0.1, 1.0]}

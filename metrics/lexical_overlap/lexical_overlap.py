@@ -3,9 +3,8 @@
 import datasets
 import evaluate
 
-# evaluate.load copies only the same-folder modules imported here: every one the math uses
-from .correlation import correlate
-from .overlap import dice_correlation
+from semrel.metrics.correlation import correlate
+from semrel.metrics.overlap import dice_correlation
 
 _CITATION = """\
 @inproceedings{abdalla-etal-2023-makes,

@@ -1,7 +1,7 @@
 """The mse_lower_bound Space: ``python app.py``, then open http://127.0.0.1:7860."""
 from pathlib import Path
 
-from space_app import launch
+from semrel.metrics.space_app import launch
 
 EXAMPLE = {"annotations": [[1, 2, 2, 3], [0, 0, 1, 1], [4, 5, 5, 5]], "predictions": [2.0, 0.5, 4.5]}
 OPTIONS = {"model": "t"}

@@ -1,9 +1,9 @@
-"""evaluate adapter of the MSE lower bound of averaged gold scores (math in lower_bound.py)."""
+"""evaluate adapter of the MSE lower bound of averaged gold scores (math in semrel.metrics.lower_bound)."""
 
 import datasets
 import evaluate
 
-from .lower_bound import mse_lower_bound
+from semrel.metrics.lower_bound import mse_lower_bound
 
 _CITATION = """\
 @article{sido2021czech,

@@ -1,7 +1,7 @@
 """The split_half_reliability Space (BWS config): ``python app.py``, then open http://127.0.0.1:7860."""
 from pathlib import Path
 
-from space_app import launch
+from semrel.metrics.space_app import launch
 
 EXAMPLE = {"tuples": [["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"], ["a", "b", "c", "d"],
                       ["a", "b", "c", "e"], ["a", "b", "c", "e"], ["a", "b", "c", "e"], ["a", "b", "c", "e"]],

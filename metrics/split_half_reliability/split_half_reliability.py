@@ -1,27 +1,25 @@
-"""evaluate adapter for split-half reliability; the math lives in split_half.py.
+"""evaluate adapter for split-half reliability; the math is semrel.metrics.split_half.
 
 Config "bws" (default): BWS annotations (tuples, best, worst). Config "ratings": long-format
-ratings (items, ratings). evaluate.load copies only the same-folder modules this file imports, so
-it imports every module the math uses (counting.py and citations.py link to metrics/bws_scores).
+ratings (items, ratings).
 """
 
 import datasets
 import evaluate
 
-# evaluate.load copies only the same-folder modules imported here: every one the math uses
-from .arrow_columns import numbers
-from .arrow_columns import sorted_codes
-from .arrow_input import annotations_from_arrow
-from .citations import ABDALLA_2023
-from .citations import CRONBACH_1951
-from .citations import KIRITCHENKO_MOHAMMAD_2017
-from .counting import tally
-from .errors import DataValidationError
-from .halves import layout
-from .split_half import DEFAULT_SEED
-from .split_half import split_half_bws
-from .split_half import split_half_ratings
-from .trialwise import masked_pearson
+from semrel.metrics.arrow_columns import numbers
+from semrel.metrics.arrow_columns import sorted_codes
+from semrel.metrics.bws.arrow_input import annotations_from_arrow
+from semrel.metrics.citations import ABDALLA_2023
+from semrel.metrics.citations import CRONBACH_1951
+from semrel.metrics.citations import KIRITCHENKO_MOHAMMAD_2017
+from semrel.metrics.bws.counting import tally
+from semrel.metrics.errors import DataValidationError
+from semrel.metrics.split_half.halves import layout
+from semrel.metrics.split_half.split_half import DEFAULT_SEED
+from semrel.metrics.split_half.split_half import split_half_bws
+from semrel.metrics.split_half.split_half import split_half_ratings
+from semrel.metrics.split_half.trialwise import masked_pearson
 
 _CITATION = KIRITCHENKO_MOHAMMAD_2017 + ABDALLA_2023 + CRONBACH_1951
 

@@ -19,6 +19,6 @@ def card_module(spec) -> ModuleType:
     """``publishing.datasets.<package>`` of the dataset's builder, else ``<package>.card``."""
     package = spec.builder_class.__module__.rsplit(".", 1)[0]
     own = f"{__name__}.{package.rsplit('.', 1)[-1]}"
-    if package.startswith("dataset_scripts.") and importlib.util.find_spec(own) is not None:
+    if package.startswith("semrel.dataset_scripts.") and importlib.util.find_spec(own) is not None:
         return importlib.import_module(own)
     return importlib.import_module(f"{package}.card")

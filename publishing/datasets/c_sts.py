@@ -1,7 +1,7 @@
 """Card body of c-sts: description, access and licence, configs, statistics, score histograms.
 
 The rows are decrypted with the user's password and never leave the local ``datasets`` cache:
-``upload.py build`` writes this card alone (``CARD_ONLY``), no Parquet.
+``semrel build`` writes this card alone (``CARD_ONLY``), no Parquet.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dataset_scripts.c_sts.builder import CITATION, ENCRYPTED_NAME, PASSWORD_ENV, SOURCE, SPLIT_FILES
+from semrel.dataset_scripts.c_sts.builder import CITATION, ENCRYPTED_NAME, PASSWORD_ENV, SOURCE, SPLIT_FILES
 
 from ..cards import histograms, install_lines, split_statistics
 
@@ -35,7 +35,7 @@ Sentence pairs judged for similarity **under a natural-language condition** (1�
 sentence pair appears twice: under a condition for which the sentences are similar and under one
 for which they are not (the quadruplet loss of the paper relies on this grouping). Test labels are
 hidden (−1 upstream, null here) and scored by the authors' server from a JSON file
-`{{"0": score, ..., "4731": score}}` (`python -m trainers predict`).
+`{{"0": score, ..., "4731": score}}` (`semrel predict`).
 
 **Access and licence.** {SOURCE.licence} The release is the encrypted `{ENCRYPTED_NAME}`
 ({SOURCE.url}); this card is published without the data. Build it locally:
@@ -44,7 +44,7 @@ hidden (−1 upstream, null here) and scored by the authors' server from a JSON 
 {install_lines()}
 ```
 ```python
-from dataset_scripts import load
+from semrel.dataset_scripts import load
 load("c-sts", data_dir="DIR", password="...")   # DIR holds {ENCRYPTED_NAME}; or ${PASSWORD_ENV}
 load("c-sts", data_dir="DIR")                   # DIR holds {', '.join(SPLIT_FILES.values())}
 ```

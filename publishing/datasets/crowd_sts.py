@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from dataset_scripts.crowd_sts.builder import AUTHORS_LIST, CITATION, FILTERED, LICENCE, REPO
-from dataset_scripts.crowd_sts.reading import DEFAULT_KEY, KEY_ENV
-from dataset_scripts.crowd_sts.report import frame, paper_study, table1, table2, table3_rows
-from dataset_scripts.crowd_sts.study import worker_count_table
+from semrel.dataset_scripts.crowd_sts.builder import AUTHORS_LIST, CITATION, FILTERED, LICENCE, REPO
+from semrel.dataset_scripts.crowd_sts.reading import DEFAULT_KEY, KEY_ENV
+from semrel.dataset_scripts.crowd_sts.report import frame, paper_study, table1, table2, table3_rows
+from semrel.dataset_scripts.crowd_sts.study import worker_count_table
 
 from ..cards import histograms, install_lines, markdown_table, split_statistics
 
@@ -102,8 +102,8 @@ yourself from the upstream files ({REPO}, `data/raw_data/*.csv`, sha256-checked)
 
 ```bash
 {install_lines("crowd")}
-python upload.py build --only crowd-sts        # or: SEMREL_MIRROR=/path/to/mirror ...
-python -c "from dataset_scripts import load; print(load('crowd-sts', 'pairs-filtered-low-variance-high-random'))"
+semrel build --only crowd-sts        # or: SEMREL_MIRROR=/path/to/mirror ...
+python -c "from semrel.dataset_scripts import load; print(load('crowd-sts', 'pairs-filtered-low-variance-high-random'))"
 ```
 
 ## Configs
@@ -184,10 +184,10 @@ def report_section(built, image_dir: Path, *, mirror=None, cache_dir=None) -> st
 
 def overview(built, *, mirror=None, cache_dir=None):
     """Size; inter-annotator agreement; the best offline measure's r with the pair means."""
-    from metrics.annotator_agreement.agreement import annotator_agreement
+    from semrel.metrics.agreement import annotator_agreement
 
-    from dataset_scripts.crowd_sts.paper import MEASURE_NAMES
-    from dataset_scripts.crowd_sts.study import pair_measures
+    from semrel.dataset_scripts.crowd_sts.paper import MEASURE_NAMES
+    from semrel.dataset_scripts.crowd_sts.study import pair_measures
 
     from ..report import Figure, Overview
 
@@ -196,7 +196,7 @@ def overview(built, *, mirror=None, cache_dir=None):
                                     annotations["label"].astype(float))
     measures = pair_measures(pairs, minilm=False)
     r = measures.corrwith(pairs.set_index("pair_id")["score"].astype(float))
-    build = "python upload.py build --only crowd-sts"
+    build = "semrel build --only crowd-sts"
     return Overview(
         Figure(f"{len(pairs):,} pairs, {len(annotations):,} annotations", build),
         Figure(f"inter-annotator r {agreement.inter.pearson:.3f}, α {agreement.alpha:.3f}", build),

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from metrics.mse_lower_bound.lower_bound import mse_lower_bound
+from semrel.metrics.lower_bound import mse_lower_bound
 
-from dataset_scripts.czech_news_sts.builder import CITATION, FREE_ANNOTATIONS, SOURCE, USER_FILES
-from dataset_scripts.czech_news_sts.paper import PAPER_INTER, agreement_of
+from semrel.dataset_scripts.czech_news_sts.builder import CITATION, FREE_ANNOTATIONS, SOURCE, USER_FILES
+from semrel.dataset_scripts.czech_news_sts.paper import PAPER_INTER, agreement_of
 
 from ..cards import figure, histograms, install_lines, markdown_table, save, split_statistics
 
@@ -78,8 +78,8 @@ Build it yourself from {SOURCE.url} (sha256 `{SOURCE.sha256}`):
 
 ```bash
 {install_lines()}
-python upload.py build --only czech-news-sts [--data-dir czech-news-sts=DIR]   # or SEMREL_MIRROR=...
-python -c "from dataset_scripts import load; print(load('czech-news-sts', 'free'))"
+semrel build --only czech-news-sts [--data-dir czech-news-sts=DIR]   # or SEMREL_MIRROR=...
+python -c "from semrel.dataset_scripts import load; print(load('czech-news-sts', 'free'))"
 ```
 
 ## Configs
@@ -132,7 +132,7 @@ def overview(built, *, mirror=None, cache_dir=None):
     n, k = annotations.shape
     agreement = agreement_of(annotations)
     return Overview(
-        Figure(f"{n:,} test pairs × {k} annotations", "python upload.py build --only czech-news-sts"),
+        Figure(f"{n:,} test pairs × {k} annotations", "semrel build --only czech-news-sts"),
         Figure(f"inter-annotator r {agreement.inter.pearson:.3f} (paper {PAPER_INTER['pearson']}); MSE ≥ "
                f"{mse_lower_bound(annotations).bound:.3f}", "python scripts/reproduce_czech_news.py"),
         Figure("—"), Figure("not run"))

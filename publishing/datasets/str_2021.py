@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from dataset_scripts.sources import mirror_dirs
-from dataset_scripts.str_2021.builder import CITATION, SOURCE
-from dataset_scripts.str_2021.dice import PAPER_OVERALL, PAPER_PER_SOURCE, fold_correlations
+from semrel.dataset_scripts.sources import mirror_dirs
+from semrel.dataset_scripts.str_2021.builder import CITATION, SOURCE
+from semrel.dataset_scripts.str_2021.dice import PAPER_OVERALL, PAPER_PER_SOURCE, fold_correlations
 
 from ..cards import grouped_bars, histograms, install_lines, markdown_table, split_statistics
 
@@ -53,8 +53,8 @@ build the dataset yourself from the upstream file ({SOURCE.url}, sha256 `{SOURCE
 
 ```bash
 {install_lines()}
-python upload.py build --only str-2021          # or: SEMREL_MIRROR=/path/to/mirror ...
-python -c "from dataset_scripts import load; print(load('str-2021', 'cv-fold-0'))"
+semrel build --only str-2021          # or: SEMREL_MIRROR=/path/to/mirror ...
+python -c "from semrel.dataset_scripts import load; print(load('str-2021', 'cv-fold-0'))"
 ```
 
 ## Configs
@@ -129,9 +129,9 @@ SHR = {PAPER_SHR:.2f} (§4).
 
 def semeval_shr(mirror, image_dir: Path) -> str:
     """SHR and counting-score distributions of the SemEval-2024 BWS annotation files."""
-    from metrics.bws_scores.counting import bws_counting_scores
-    from metrics.bws_scores.readers import read_semeval_2024
-    from metrics.split_half_reliability.split_half import split_half_bws
+    from semrel.metrics.bws.counting import bws_counting_scores
+    from semrel.metrics.bws.readers import read_semeval_2024
+    from semrel.metrics.split_half.split_half import split_half_bws
 
     folder = next((d / SEMEVAL_DIR for d in mirror_dirs(mirror) if (d / SEMEVAL_DIR).is_dir()), None)
     if folder is None:
@@ -172,10 +172,10 @@ def overview(built, *, mirror=None, cache_dir=None):
 
     overall, _ = fold_correlations(mirror, cache_dir)
     return Overview(
-        Figure(f"{len(built['default']['train']):,} pairs", "python upload.py build --only str-2021"),
+        Figure(f"{len(built['default']['train']):,} pairs", "semrel build --only str-2021"),
         Figure(f"SHR {PAPER_SHR:.2f} (paper §4; raw annotations not public)"),
         Figure(f"Dice ρ {np.mean(overall):.3f} (paper {PAPER_OVERALL:.2f}), 5-fold mean",
                "python scripts/reproduce_str_dice.py"),
         Figure(f"MiniLM bi-encoder ρ {FINE_TUNED_SPEARMAN:.3f}, 5-fold mean (measured once, README)",
-               "python -m trainers cv --dataset str-2021 --family cv --encoder bi --model minilm "
+               "semrel cv --dataset str-2021 --family cv --encoder bi --model minilm "
                "--output runs/str-bi"))

@@ -13,7 +13,7 @@ MIRROR = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def register(registry=None):
-    from dataset_scripts.registry import REGISTRY, DatasetSpec
+    from semrel.dataset_scripts.registry import REGISTRY, DatasetSpec
 
     registry = REGISTRY if registry is None else registry
     registry[ToySts.DATASET_ID] = DatasetSpec(ToySts)

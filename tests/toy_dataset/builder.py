@@ -4,9 +4,9 @@ import csv
 
 import datasets
 
-from dataset_scripts.base import SemrelBuilder, SemrelConfig
-from dataset_scripts.sources import Source
-from dataset_scripts.splits import stratified_folds
+from semrel.dataset_scripts.base import SemrelBuilder, SemrelConfig
+from semrel.dataset_scripts.sources import Source
+from semrel.dataset_scripts.splits import stratified_folds
 
 SOURCE = Source(dataset_id="toy-sts", file_name="pairs.csv", url="https://example.invalid/pairs.csv",
                 sha256="db49313bf97c2b7077cfd6f4255094afa0768b9e1cc2eb350b8880d7785f7eaa",

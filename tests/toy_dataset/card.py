@@ -1,4 +1,4 @@
-from publishing.cards import histograms, split_statistics
+from semrel.publishing.cards import histograms, split_statistics
 
 
 def card_body(built, image_dir):

@@ -1,1 +1,0 @@
-from metrics.correlation import correlate

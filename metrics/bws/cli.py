@@ -1,0 +1,155 @@
+"""``semrel bws score | reliability | design``: Best-Worst Scaling files, as the NRC Perl scripts.
+
+    semrel bws score FILE... [--layout auto|nrc|semeval] [--shr [--trials N]] [--on-invalid raise|omit]
+                             [--csv OUT]
+    semrel bws reliability FILE... [--trials N] [--seed S] [--spearman-brown]
+    semrel bws design ITEMS_FILE [--k 4] [--factor 2] [--designs 100] [--seed 0] [--csv OUT]
+
+``score``: each file on its own, counting scores (#best - #worst) / #appearances per item, and with
+``--shr`` its split-half reliability; one table row per file, ``--csv OUT`` the per-item scores
+(``-`` for standard output). ``reliability``: split-half reliability alone (as
+``split-half-reliability.pl``). ``design``: BWS tuples for the items of a file (one per line), as
+``generate-BWS-tuples.pl``. A bad file or argument is answered in at most two lines naming file,
+row and rule, exit status 2. Imports numpy only (scipy for reliability).
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import sys
+from pathlib import Path
+
+from semrel.cli import add_command
+
+log = logging.getLogger(__name__)
+LAYOUTS = ("auto", "nrc", "semeval")
+
+
+def register(commands) -> None:
+    """Add ``bws score | reliability | design`` to the ``semrel`` command."""
+    bws = commands.add_parser("bws", help="Best-Worst Scaling files: score, reliability, tuple design",
+                              description=__doc__)
+    sub = bws.add_subparsers(dest="bws_command", required=True, metavar="COMMAND",
+                             parser_class=type(bws))
+    score_ = add_command(sub, "score", score, "score BWS annotation files (counting)")
+    _file_args(score_)
+    score_.add_argument("--shr", action="store_true", help="also compute split-half reliability")
+    _reliability_args(score_)
+    score_.add_argument("--csv", type=Path, metavar="OUT", help="write per-item scores to OUT (- = stdout)")
+    shr = add_command(sub, "reliability", reliability, "split-half reliability of BWS annotation files")
+    _file_args(shr)
+    _reliability_args(shr)
+    shr.add_argument("--spearman-brown", action="store_true",
+                     help="also report the Spearman-Brown corrected correlations 2r / (1 + r)")
+    design_ = add_command(sub, "design", design, "generate BWS tuples for a list of items")
+    design_.add_argument("items", type=Path, metavar="ITEMS_FILE", help="one item per line (UTF-8)")
+    design_.add_argument("--k", type=int, default=4, help="items per tuple")
+    design_.add_argument("--factor", type=float, default=2.0,
+                         help="round(factor * N) tuples: each item appears about factor * k times")
+    design_.add_argument("--designs", type=int, default=100,
+                         help="random designs tried; the most even pair co-occurrence is kept")
+    design_.add_argument("--seed", type=int, default=0, help="seed of the random designs")
+    design_.add_argument("--csv", type=Path, metavar="OUT", default=Path("-"),
+                         help="write the tuples to OUT (- = stdout), one per row")
+
+
+def _file_args(parser) -> None:
+    parser.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    parser.add_argument("--layout", choices=LAYOUTS, default="auto",
+                        help="nrc: Item1..Itemk,BestItem,WorstItem; semeval: SemEval-2024 BWS_annotations; "
+                             "auto: nrc if the header has BestItem and WorstItem")
+    parser.add_argument("--on-invalid", choices=("raise", "omit"), default="raise",
+                        help="raise: stop at the first bad row; omit: drop bad rows and count them")
+
+
+def _reliability_args(parser) -> None:
+    parser.add_argument("--trials", type=int, default=1000, help="random half splits")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random half splits")
+
+
+def read(path: Path, layout: str, on_invalid: str):
+    """Annotations of one file in the given (or detected) layout; returns (layout, annotations)."""
+    from .readers import read_header, read_nrc, read_semeval_2024
+
+    if layout == "auto":
+        header = read_header(path)
+        layout = "nrc" if {"BestItem", "WorstItem"} <= set(header) else "semeval"
+    reader = read_nrc if layout == "nrc" else read_semeval_2024
+    return layout, reader(path, on_invalid=on_invalid)
+
+
+def score(args) -> int:
+    from .counting import bws_counting_scores
+
+    rows, items = [], []
+    for path in args.files:
+        layout, ann = read(path, args.layout, args.on_invalid)
+        scores = bws_counting_scores(ann)
+        row = {"file": str(path), "layout": layout, "annotations": scores.n_annotations,
+               "omitted": scores.n_skipped, "items": len(scores.items),
+               "min": float(scores.score.min()), "max": float(scores.score.max())}
+        if args.shr:
+            from ..split_half.split_half import split_half_bws  # scipy: only when asked
+
+            shr = split_half_bws(ann, trials=args.trials, seed=args.seed)
+            row.update(shr_spearman=shr.spearman, shr_pearson=shr.pearson)
+        rows.append(row)
+        items += [(str(path), i, a, b, w, s, s01) for i, a, b, w, s, s01 in zip(
+            scores.items.tolist(), scores.appearances.tolist(), scores.n_best.tolist(), scores.n_worst.tolist(),
+            scores.score.tolist(), scores.score_01.tolist())]
+    if args.csv is not None:
+        out = sys.stdout if str(args.csv) == "-" else args.csv.open("w", newline="", encoding="utf-8")
+        writer = csv.writer(out)
+        writer.writerow(["file", "item", "appearances", "n_best", "n_worst", "score", "score_01"])
+        writer.writerows(items)
+        if out is not sys.stdout:
+            out.close()
+    if str(args.csv) != "-":
+        print_table(rows)
+    return 0
+
+
+def print_table(rows: list[dict]) -> None:
+    columns = list(rows[0])
+    cells = [[f"{v:.4f}" if isinstance(v, float) else str(v) for v in row.values()] for row in rows]
+    widths = [max(len(c), *(len(r[j]) for r in cells)) for j, c in enumerate(columns)]
+    for line in [columns, *cells]:
+        print("  ".join(v.ljust(w) if j == 0 else v.rjust(w) for j, (v, w) in enumerate(zip(line, widths))))
+
+
+def reliability(args) -> int:
+    from ..split_half.split_half import split_half_bws  # scipy: only here
+
+    rows = []
+    for path in args.files:
+        layout, ann = read(path, args.layout, args.on_invalid)
+        shr = split_half_bws(ann, trials=args.trials, seed=args.seed, spearman_brown=args.spearman_brown)
+        row = {"file": str(path), "layout": layout, "items": shr.n_items, "omitted": shr.n_skipped,
+               "trials": args.trials, "spearman": shr.spearman, "spearman_std": shr.spearman_std,
+               "pearson": shr.pearson, "pearson_std": shr.pearson_std}
+        if args.spearman_brown:
+            row.update(corrected_spearman=shr.corrected_spearman, corrected_pearson=shr.corrected_pearson)
+        rows.append(row)
+    print_table(rows)
+    return 0
+
+
+def design(args) -> int:
+    from .design import generate_tuples
+
+    if not args.items.is_file():
+        raise FileNotFoundError(f"{args.items}: no such file (one item per line)")
+    items = [line.strip() for line in args.items.read_text(encoding="utf-8").splitlines() if line.strip()]
+    result = generate_tuples(items, k=args.k, factor=args.factor, n_designs=args.designs, seed=args.seed)
+    out = sys.stdout if str(args.csv) == "-" else args.csv.open("w", newline="", encoding="utf-8")
+    try:
+        writer = csv.writer(out)
+        writer.writerow([f"Item{i + 1}" for i in range(args.k)])
+        writer.writerows(result.tuples.tolist())
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    log.info("%d tuples of %d items; pair co-occurrence std %.4f (best of %d designs)",
+             len(result.tuples), len(items), result.pair_count_std, args.designs)
+    return 0

@@ -1,1 +1,0 @@
-from metrics.arrow_columns import chunks, numbers, sorted_codes

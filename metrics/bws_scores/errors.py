@@ -1,1 +1,0 @@
-from metrics.errors import DataValidationError

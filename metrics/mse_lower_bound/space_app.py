@@ -1,1 +1,0 @@
-from metrics.space_app import launch

@@ -1,1 +1,0 @@
-from metrics.bws_scores.arrow_input import annotations_from_arrow

@@ -1,0 +1,216 @@
+"""``semrel build | verify | push``: datasets, metric Spaces and the report, built and published.
+
+    semrel build [--only NAME ...] [--mirror DIR] [--data-dir ID=DIR ...]   # -> build/hub/..., build/report/
+    semrel verify [--only NAME ...]                                         # rebuild from upstream + compare
+    semrel push --namespace NS [--private] [--only NAME ...] [--model PATH ...] [--dry-run]
+
+Datasets go to ``build/hub/datasets/<id>/`` (Parquet + README with YAML configs; C-STS: the card
+only, its rows stay in your datasets cache), metrics to ``build/hub/spaces/<name>/`` (standalone
+Space folders). ``push`` publishes them (see :mod:`semrel.publishing.publish` for what each
+artefact sends). A failed build keeps the previous output of that dataset; concurrent builds into
+one folder wait. The mirror is found as every command finds it: ``--mirror``, else
+``$SEMREL_MIRROR``, else ``../shared/upstream`` beside the working directory, else the upstream URLs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from semrel.cli import UsageError, add_command
+
+DEFAULT_OUT = Path("build")
+
+
+def _known_datasets() -> list[str]:
+    from semrel.dataset_scripts.registry import REGISTRY
+
+    return sorted(REGISTRY)
+
+
+def _metric_names() -> list[str]:
+    from semrel.publishing.spaces import metric_names
+
+    return metric_names()
+
+
+def _check_mirror(mirror: str | None) -> None:
+    for part in (mirror or "").split(os.pathsep):
+        if part and not Path(part).expanduser().is_dir():
+            raise UsageError(f"--mirror {part}: no such directory (expected <mirror>/<dataset-id>/<file>)")
+
+
+def _data_dirs(pairs: list[str]) -> dict[str, str]:
+    dirs, known = {}, _known_datasets()
+    for pair in pairs:
+        dataset_id, sep, path = pair.partition("=")
+        if not sep or dataset_id not in known:
+            raise UsageError(f"--data-dir expects ID=DIR with ID one of {', '.join(known)}; got {pair!r}")
+        if not Path(path).expanduser().is_dir():
+            raise UsageError(f"--data-dir {dataset_id}={path}: no such directory (the folder with "
+                             f"the files the authors give you)")
+        dirs[dataset_id] = str(Path(path).expanduser())
+    return dirs
+
+
+def _selected(only: list[str] | None) -> tuple[list[str], list[str]]:
+    """(datasets, metrics) named by --only; all of both without it."""
+    datasets, metrics = _known_datasets(), _metric_names()
+    unknown = [n for n in only or [] if n not in datasets + metrics]
+    if unknown:
+        raise UsageError(f"unknown name(s) {', '.join(unknown)}; datasets: {', '.join(datasets)}; "
+                         f"metrics: {', '.join(metrics)}")
+    names = list(only) if only else datasets + metrics
+    return [n for n in names if n in datasets], [n for n in names if n in metrics]
+
+
+def cmd_build(args) -> int:
+    import datasets
+
+    from semrel.publishing.export import build_dataset, build_lock
+    from semrel.publishing.report import build_report
+    from semrel.publishing.spaces import build_space
+
+    _check_mirror(args.mirror)
+    datasets.disable_progress_bars()  # one summary line per split instead of a bar per file
+    data_dirs = _data_dirs(args.data_dir)
+    hub = args.out / "hub"
+    dataset_ids, metrics = _selected(args.only)
+    failed: dict[str, str] = {}
+    with build_lock(args.out):
+        print(f"{'dataset':<16} {'config':<28} {'split':<10} {'rows':>7}")
+        for dataset_id in dataset_ids:
+            try:
+                result = build_dataset(dataset_id, hub, mirror=args.mirror,
+                                       data_dir=data_dirs.get(dataset_id), cache_dir=args.cache_dir)
+            except (OSError, ValueError) as exc:  # DataValidationError, SourceError, ...
+                folder = hub / "datasets" / dataset_id
+                kept = (f"kept the previous output in {folder}" if (folder / "README.md").is_file()
+                        else "no previous output")
+                failed[dataset_id] = f"{type(exc).__name__}: {exc}"
+                print(f"-> {dataset_id}: FAILED ({failed[dataset_id]}); {kept}", file=sys.stderr)
+                continue
+            for config, splits in result.rows.items():
+                for split, rows in splits.items():
+                    print(f"{dataset_id:<16} {config:<28} {split:<10} {rows:>7,}")
+            for config, reason in result.skipped.items():
+                print(f"{dataset_id:<16} {config:<28} skipped: {reason}")
+            what = ("the card only (its rows stay in your datasets cache)" if result.card_only
+                    else f"{len(result.rows)} config(s)")
+            print(f"-> {dataset_id}: " + (f"{what} in {result.folder}" if result.rows
+                                          else "nothing built"))
+        for name in metrics:
+            space = build_space(name, hub)
+            extra = "".join(f"; {link}" for link in space.linked)
+            print(f"-> metric {name}: Space in {space.folder}{extra}")
+        if args.report:
+            page = build_report(args.out, dataset_ids, metrics, mirror=args.mirror,
+                                data_dirs=data_dirs, cache_dir=args.cache_dir, stale=failed)
+            print(f"-> reliability report: {page}" + (f" (marks {', '.join(failed)} stale)"
+                                                       if failed else ""))
+    if failed:
+        print(f"build FAILED for {', '.join(failed)}: previous outputs kept", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def cmd_verify(args) -> int:
+    from semrel.publishing.export import is_card_only, verify_folder
+    from semrel.publishing.spaces import SpaceError, verify_space
+
+    _check_mirror(args.mirror)
+    data_dirs = _data_dirs(args.data_dir)
+    failed = checked = 0
+    dataset_ids, metrics = _selected(args.only)
+    for dataset_id in dataset_ids:
+        folder = args.out / "hub" / "datasets" / dataset_id
+        if not (folder / "README.md").is_file():
+            print(f"{dataset_id}: not built ({folder})")
+            continue
+        checked += 1
+        if is_card_only(folder):
+            print(f"{dataset_id}: card only (its rows stay in the datasets cache): nothing to reload")
+            continue
+        try:
+            problems = verify_folder(folder, dataset_id, mirror=args.mirror,
+                                     data_dir=data_dirs.get(dataset_id), cache_dir=args.cache_dir)
+        except (OSError, ValueError) as exc:  # upstream file missing or changed, bad rows
+            problems = [f"could not rebuild it from the upstream files: {type(exc).__name__}: {exc}"]
+        failed += bool(problems)
+        print(f"{dataset_id}: " + ("verified against the upstream files" if not problems
+                                   else "FAILED\n  " + "\n  ".join(problems)))
+    for name in metrics:
+        folder = args.out / "hub" / "spaces" / name
+        if not folder.is_dir():
+            print(f"metric {name}: not built")
+            continue
+        checked += 1
+        try:
+            verdict = verify_space(folder)
+        except SpaceError as err:
+            verdict, failed = f"FAILED\n  {err}", failed + 1
+        print(f"metric {name}: {verdict}")
+    if not checked:
+        print(f"error: nothing is built in {args.out / 'hub'}: run `semrel build` first",
+              file=sys.stderr)
+        return 1
+    return 1 if failed else 0
+
+
+def cmd_push(args) -> int:
+    """Check every artefact, then push; errors are printed (never the token) and exit 1."""
+    from semrel.publishing import publish
+
+    _check_mirror(args.mirror)
+    if args.only:
+        _selected(args.only)  # a typo: exit 2 with the known names
+    try:
+        # --model alone pushes only the models; --all (or no --model) adds every dataset and metric
+        names = args.only or (publish.known_names() if args.all or not args.model else [])
+        artefacts = publish.plan(args.out, names, args.model, args.namespace)
+        print(f"{'kind':<13} {'repo':<40} {'files':>5}  what")
+        for a in artefacts:
+            print(f"{a.kind:<13} {args.namespace + '/' + a.name:<40} {len(a.files()):>5}  {a.note}")
+            if args.dry_run:
+                print("".join(f"    {f}\n" for f in a.files()), end="")
+        if args.dry_run:
+            return 0
+        token = publish.resolve_token()
+        publish.check(artefacts, mirror=args.mirror, data_dir=_data_dirs(args.data_dir),
+                      cache_dir=args.cache_dir)
+        done = publish.push(artefacts, args.namespace, private=args.private, token=token)
+    except publish.PublishError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    changed = sum(p.changed for p in done)
+    print(f"done: {changed} repo(s) updated, {len(done) - changed} already up to date")
+    return 0
+
+
+def register(commands) -> None:
+    """Add build, verify and push to the ``semrel`` command."""
+    for name, run, help_ in (("build", cmd_build, "build datasets, metric Spaces and the report"),
+                             ("verify", cmd_verify, "rebuild from the upstream files and compare"),
+                             ("push", cmd_push, "publish built datasets, Spaces and models")):
+        s = add_command(commands, name, run, help_)
+        s.add_argument("--all", action="store_true", help="every dataset and metric (the default)")
+        s.add_argument("--only", nargs="+", metavar="NAME", help="only these datasets/metrics")
+        s.add_argument("--mirror", default=None,
+                       help="mirror directory (<mirror>/<dataset-id>/<file>); default: $SEMREL_MIRROR, "
+                            "else ../shared/upstream if it exists, else download")
+        s.add_argument("--data-dir", action="append", default=[], metavar="ID=DIR",
+                       help="user-supplied files of a dataset (C-STS, Czech train/dep)")
+        s.add_argument("--out", type=Path, default=DEFAULT_OUT, help="build folder")
+        s.add_argument("--cache-dir", default=None, help="datasets cache directory (default: HF's)")
+        if name == "build":
+            s.add_argument("--report", action=argparse.BooleanOptionalAction, default=True,
+                           help="the reliability report (build/report/index.html; needs the "
+                                "'report' extra)")
+        if name == "push":
+            s.add_argument("--namespace", required=True, help="user or organisation on the Hub")
+            s.add_argument("--private", action="store_true", help="create new repos as private")
+            s.add_argument("--model", nargs="+", type=Path, default=[], metavar="PATH",
+                           help="model folders (semrel fit); alone unless --all/--only")
+            s.add_argument("--dry-run", action="store_true",
+                           help="print what each repo would receive; no token, no network")

@@ -1,0 +1,263 @@
+"""Ensembles (issue 15): rank-average and stacking maths, stacks and rank references taken from
+out-of-fold predictions only, self-contained ensemble folders that predict one pair as in a batch,
+and members that cannot be combined."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import datasets
+import numpy as np
+import pytest
+from scipy import stats
+
+import semrel.trainers.ensemble as ensemble_module
+
+from semrel.cli import main
+from semrel.trainers.ensemble import (Ensemble, RunPredictions, cv_ensemble, fit_stack, load_run,
+                               quantile_ranks, rank_average)
+from trainer_fixtures import tiny_encoder, toy_pairs
+from semrel.trainers.models import PairEncoder
+from semrel.trainers.training import FitOptions, PairData, fit, predict
+
+
+def test_rank_average_is_the_weighted_mean_of_scaled_ranks():
+    p = np.array([[0.1, 5.0], [0.4, 1.0], [0.4, 3.0], [0.9, 2.0]])
+    ranks_a = np.array([0, 1.5, 1.5, 3]) / 3  # ties share the average rank
+    ranks_b = np.array([3, 0, 2, 1]) / 3
+    assert np.allclose(rank_average(p), (ranks_a + ranks_b) / 2)
+    assert np.allclose(rank_average(p, [3, 1]), (3 * ranks_a + ranks_b) / 4)
+    with pytest.raises(ValueError, match="weights must be 2 finite non-negative"):
+        rank_average(p, [1, -1])
+    with pytest.raises(ValueError, match="non-finite score at row 1"):
+        rank_average(np.array([[0.1], [np.nan]]))
+
+
+def test_ranks_against_a_reference_are_mid_rank_quantiles():
+    reference = [0.5, 0.2, 0.1, 0.2]  # sorted: 0.1 0.2 0.2 0.5
+    assert np.allclose(quantile_ranks([0.05, 0.2, 0.3, 0.9, 0.1], reference),
+                       [0.0, 4 / 8, 6 / 8, 1.0, 1 / 8])  # a tie counts half
+    p = np.array([[0.3, 2.0]])  # one row: ranked against the references, not among the rows
+    ref_b = [1.0, 3.0]
+    assert rank_average(p, [3, 1], reference=[reference, ref_b]) == pytest.approx(
+        (3 * 0.75 + 0.5) / 4)
+    rows = np.array([[0.3, 2.0], [0.05, 9.0], [0.2, 1.0]])
+    one_by_one = [rank_average(r[None], reference=[reference, ref_b]) for r in rows]
+    assert np.allclose(rank_average(rows, reference=[reference, ref_b]), np.ravel(one_by_one))
+    with pytest.raises(ValueError, match="2 members but 1 reference score sets"):
+        rank_average(p, reference=[reference])
+    with pytest.raises(ValueError, match="reference scores must be >= 1 finite numbers"):
+        rank_average(p, reference=[reference, [np.inf]])
+    with pytest.raises(ValueError, match=r"n >= 2 rows"):
+        rank_average(p)  # without a reference one row has no rank
+
+
+def test_stack_recovers_non_negative_weights_and_the_intercept():
+    rng = np.random.default_rng(0)
+    a, b, noise = rng.random(500), rng.random(500), rng.random(500)
+    y = 0.2 + 0.7 * a + 0.3 * b
+    stack = fit_stack(np.column_stack([a, b, -y + 0.01 * noise]), y)
+    assert stack.weights[0] == pytest.approx(0.7, abs=1e-6)
+    assert stack.weights[1] == pytest.approx(0.3, abs=1e-6)
+    assert stack.weights[2] == 0.0 and stack.intercept == pytest.approx(0.2, abs=1e-6)
+    assert stack.n_rows == 500
+
+
+def runs_for(fold_rows, members=("m1", "m2"), seed=0):
+    """Synthetic CV: per fold, each member's noisy view of the labels."""
+    rng = np.random.default_rng(seed)
+    out = {m: {} for m in members}
+    for f, ids in enumerate(fold_rows):
+        labels = rng.random(len(ids))
+        for k, m in enumerate(members):
+            out[m][f"cv-fold-{f}"] = RunPredictions(
+                f"{m}/cv-fold-{f}", f"toy/cv-fold-{f}", "test", (0.0, 1.0), "bi", False, ids,
+                labels + rng.normal(0, 0.1 * (k + 1), len(ids)), labels)
+    return out
+
+
+def test_cv_stack_for_a_fold_is_fit_on_the_other_folds_only():
+    folds = [[f"r{f}-{i}" for i in range(40)] for f in range(3)]
+    runs = runs_for(folds)
+    result = cv_ensemble(runs)
+    others = [f"cv-fold-{f}" for f in (1, 2)]
+    expected = fit_stack(np.vstack([np.column_stack([runs[m][f].predictions for m in runs])
+                                    for f in others]),
+                         np.concatenate([runs["m1"][f].labels for f in others]))
+    assert result.stack_weights["cv-fold-0"] == expected
+    # fold 0's own labels and predictions never reach its weights
+    changed = {m: dict(r) for m, r in runs.items()}
+    for m in changed:
+        old = changed[m]["cv-fold-0"]
+        changed[m]["cv-fold-0"] = RunPredictions(**{**vars(old), "labels": old.labels[::-1],
+                                                    "predictions": old.predictions * -3})
+    assert cv_ensemble(changed).stack_weights["cv-fold-0"] == expected
+    scores = result.folds["cv-fold-1"]
+    matrix = np.column_stack([runs[m]["cv-fold-1"].predictions for m in runs])
+    labels = runs["m1"]["cv-fold-1"].labels
+    others = np.vstack([np.column_stack([runs[m][f].predictions for m in runs])
+                        for f in ("cv-fold-0", "cv-fold-2")])
+    expected_rank = rank_average(matrix, reference=others.T)  # ranked against the other folds
+    assert scores["rank"] == pytest.approx(stats.spearmanr(expected_rank, labels).statistic)
+    assert not np.allclose(expected_rank, rank_average(matrix))
+    assert set(result.mean()) == {"m1", "m2", "rank", "stack"}
+
+
+def test_members_that_cannot_be_combined_are_named():
+    folds = [[f"r{f}-{i}" for i in range(10)] for f in range(2)]
+    runs = runs_for(folds)
+    wrong = runs["m2"]["cv-fold-1"]
+    runs["m2"]["cv-fold-1"] = RunPredictions(**{**vars(wrong), "score_range": (0.0, 5.0)})
+    with pytest.raises(ValueError, match=r"member m2/cv-fold-1: its score range differs"):
+        cv_ensemble(runs)
+    runs = runs_for(folds)
+    runs["m2"]["cv-fold-1"] = runs["m2"]["cv-fold-0"]
+    with pytest.raises(ValueError, match=r"member m2/cv-fold-0: its data \(dataset/config\)"):
+        cv_ensemble(runs)
+    with pytest.raises(ValueError, match="is in the test split of both"):
+        cv_ensemble(runs_for([folds[0], folds[0]]))
+    runs = runs_for(folds)
+    del runs["m2"]["cv-fold-1"]
+    with pytest.raises(ValueError, match="member 'm2' has folds"):
+        cv_ensemble(runs)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A tiny bi- and cross-encoder fit on a toy set with a test split, and the data."""
+    root = tmp_path_factory.mktemp("ensemble")
+    encoder = tiny_encoder(root / "tiny")
+    pairs = toy_pairs((0.0, 5.0)).train_test_split(test_size=0.25, seed=0)
+    data = PairData(datasets.DatasetDict(train=pairs["train"], test=pairs["test"]), (0.0, 5.0),
+                    "toy/fold")
+    for kind in ("bi", "cross"):
+        fit(data, encoder, root / kind, FitOptions(encoder=kind, epochs=2, batch_size=8,
+                                                   learning_rate=1e-3))
+    return root, data, encoder
+
+
+def test_an_ensemble_folder_predicts_the_rank_average_of_its_members(trained, tmp_path,
+                                                                      monkeypatch):
+    root, data, _ = trained
+    ensemble = Ensemble.build([root / "bi", root / "cross"], "rank", weights=[0.7, 0.3])
+    ensemble.save(tmp_path / "ens")
+    card = (tmp_path / "ens" / "README.md").read_text()
+    assert "`members/0-bi`" in card and "`members/1-cross`" in card and "| 0.7000 |" in card
+    assert str(root) not in card and "quantile among 30 reference scores" in card
+    members = np.column_stack([predict(root / k, data) for k in ("bi", "cross")])
+    held_out = [load_run(root / k).predictions for k in ("bi", "cross")]  # the test split's
+    expected = rank_average(members / 5.0, [0.7, 0.3], reference=held_out) * 5.0
+    # the folder holds its members: moved elsewhere, with the originals gone, it predicts the same
+    moved = tmp_path / "elsewhere" / "ens"
+    moved.parent.mkdir()
+    (tmp_path / "ens").rename(moved)
+    assert sorted(p.name for p in (moved / "members").iterdir()) == ["0-bi", "1-cross"]
+    assert np.allclose(predict(moved, data), expected)
+    # one pair alone gets a score: its members' scores ranked against their references
+    test = data.splits["test"]
+    pair = test["sentence1"][:1], test["sentence2"][:1]
+    ensemble = Ensemble.load(moved)
+    alone = ensemble.predict(*pair)
+    scores = [[PairEncoder.from_pretrained(root / k).predict(*pair)[0] for k in ("bi", "cross")]]
+    assert alone.shape == (1,)
+    assert alone[0] == pytest.approx(rank_average(scores, [0.7, 0.3], reference=held_out)[0])
+    assert load_run(root / "bi").ids == list(range(len(data.splits["test"])))
+    # later calls reuse the members loaded by the first, they do not load them again
+    monkeypatch.setattr(PairEncoder, "from_pretrained", classmethod(lambda *a, **k: 1 / 0))
+    assert np.allclose(ensemble.predict(*pair), alone)
+
+
+def test_saving_an_ensemble_replaces_an_earlier_one_whole_or_not_at_all(trained, tmp_path,
+                                                                        monkeypatch):
+    root, _, _ = trained
+    first = Ensemble.build([root / "bi", root / "cross"], "rank")
+    first.save(tmp_path / "ens")
+    second = Ensemble.build([root / "bi", root / "cross"], "rank", weights=[0.9, 0.1])
+    copies = []
+
+    def copy_then_fail(src, dst, *args, **kwargs):
+        copies.append(dst)
+        if len(copies) == 2:
+            raise OSError("disk full")
+        return real_copytree(src, dst, *args, **kwargs)
+
+    real_copytree = ensemble_module.shutil.copytree
+    monkeypatch.setattr(ensemble_module.shutil, "copytree", copy_then_fail)
+    with pytest.raises(OSError, match="disk full"):
+        second.save(tmp_path / "ens")
+    assert Ensemble.load(tmp_path / "ens").weights is None  # the first one, intact
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ens"]  # no staging folder left
+    monkeypatch.undo()
+    second.save(tmp_path / "ens")
+    assert Ensemble.load(tmp_path / "ens").weights == (0.9, 0.1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ens"]
+    with pytest.raises(ValueError, match="not empty and holds no ensemble"):
+        first.save(root / "bi")  # a member (or any other run) is never overwritten
+    assert (root / "bi" / "eval_predictions.json").is_file()
+
+
+def test_ensembles_refuse_mixed_members(trained, tmp_path):
+    root, data, encoder = trained
+    other = PairData(data.splits, (0.0, 1.0), "toy/other")
+    rescaled = datasets.DatasetDict({k: v.map(lambda r: {"score": r["score"] / 5})
+                                     for k, v in data.splits.items()})
+    fit(PairData(rescaled, (0.0, 1.0), "toy/other"), encoder, tmp_path / "unit",
+        FitOptions(max_steps=1))
+    with pytest.raises(ValueError, match=r"unit: its score range \(0.0, 1.0\) differs"):
+        Ensemble.build([root / "bi", tmp_path / "unit"])
+    with pytest.raises(ValueError, match="needs one CV folder per member"):
+        Ensemble.build([root / "bi", root / "cross"], "stack")
+    with pytest.raises(FileNotFoundError, match="not a model folder written by"):
+        Ensemble.build([root / "bi", tmp_path])
+    assert other.score_range == (0.0, 1.0)
+
+
+def test_a_final_model_trains_on_all_data_without_evaluation(trained, tmp_path, capsys):
+    _, data, encoder = trained
+    everything = PairData(datasets.DatasetDict(train=data.splits["train"]), (0.0, 5.0), "toy")
+    result = fit(everything, encoder, tmp_path / "final", FitOptions(max_steps=2))
+    assert result.eval_split is None and result.spearman is None
+    metrics = json.loads((tmp_path / "final" / "metrics.json").read_text())
+    assert metrics["spearman"] is None and metrics["train_pairs"] == len(data.splits["train"])
+    assert not (tmp_path / "final" / "eval_predictions.json").exists()
+    assert "Not evaluated: trained on all" in (tmp_path / "final" / "README.md").read_text()
+    with pytest.raises(ValueError, match=r"final: a rank average ranks .* has none .* --cv-dir"):
+        Ensemble.build([tmp_path / "final", trained[0] / "bi"], "rank")
+
+
+def test_cli_cv_members_report_ensembles_and_build_a_stack(trained, mirror, cache_dir, tmp_path,
+                                                           capsys):
+    _, _, encoder = trained
+    members = [f"bi@{encoder},max_steps=2", f"cross@{encoder},max_steps=2"]
+    assert main(["cv", "--dataset", "str-2021", "--mirror", str(mirror), "--cache-dir",
+                 str(cache_dir), "--model", str(encoder), "--batch-size", "32",
+                 "--output", str(tmp_path / "cv"), "--member", members[0],
+                 "--member", members[1]]) == 0
+    printed = capsys.readouterr().out
+    for fold in range(5):
+        assert re.search(rf"^cv-fold-{fold}(\s+-?\d\.\d{{4}}){{4}}$", printed, flags=re.M)
+    assert re.search(r"^mean(\s+-?\d\.\d{4}){4}$", printed, flags=re.M)
+    cv_dirs = sorted((tmp_path / "cv").iterdir())
+    assert len(cv_dirs) == 2 and cv_dirs[0].name.startswith("bi-")
+    assert cv_dirs[1].name.startswith("cross-") and "max_steps=2" in cv_dirs[1].name
+    finals = [d / "cv-fold-0" for d in cv_dirs]
+    assert main(["ensemble", "--method", "stack", "--output", str(tmp_path / "ens"),
+                 "--member", str(finals[0]), "--member", str(finals[1]),
+                 "--cv-dir", str(cv_dirs[0]), "--cv-dir", str(cv_dirs[1])]) == 0
+    saved = json.loads((tmp_path / "ens" / "semrel_ensemble.json").read_text())
+    assert saved["method"] == "stack" and saved["stack"]["n_rows"] == 5500
+    stack = Ensemble.load(tmp_path / "ens")
+    one = stack.predict(["A man plays a guitar."], ["Someone plays music."])
+    assert one.shape == (1,) and np.isfinite(one[0])  # one pair: b + w·scores, no batch needed
+    assert main(["ensemble", "--output", str(tmp_path / "rank"), "--member", str(finals[0]),
+                 "--member", str(finals[1]), "--cv-dir", str(cv_dirs[0]),
+                 "--cv-dir", str(cv_dirs[1])]) == 0
+    saved = json.loads((tmp_path / "rank" / "semrel_ensemble.json").read_text())
+    assert [len(r) for r in saved["reference"]] == [5500, 5500]  # every out-of-fold score
+    assert saved["reference"][0] == sorted(saved["reference"][0])
+    assert main(["ensemble", "--output", str(tmp_path / "rank"), "--member", str(finals[0]),
+                 "--member", str(finals[1]), "--cv-dir", str(cv_dirs[0])]) == 2
+    assert "1 CV folders (--cv-dir) for 2 members" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="is a bi-encoder but its CV"):
+        Ensemble.build(finals, "stack", cv_dirs=cv_dirs[::-1])
