@@ -71,6 +71,7 @@ def local_server(tmp_path):
 
 def test_download_goes_through_download_manager_and_is_cached(local_server, tmp_path, monkeypatch):
     monkeypatch.delenv("SEMREL_MIRROR", raising=False)
+    monkeypatch.chdir(tmp_path)  # no ../shared/upstream beside it: no mirror, so it downloads
     monkeypatch.setattr("datasets.config.HF_HUB_OFFLINE", False)
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", False)  # loopback only
     served, base, hits = local_server
@@ -85,3 +86,21 @@ def test_download_goes_through_download_manager_and_is_cached(local_server, tmp_
     assert len([h for h in hits if h.endswith("f.csv")]) == 1  # the second fetch came from cache
     with pytest.raises(SourceError, match="sha256 mismatch"):
         fetch(replace(source, sha256="0" * 64), dl_manager=manager)
+
+
+def test_every_command_finds_the_mirror_the_same_way(tmp_path, monkeypatch, mirror):
+    """--mirror, else $SEMREL_MIRROR, else ../shared/upstream beside the working directory, else none."""
+    from semrel.dataset_scripts.sources import mirror_dirs
+
+    checkout = tmp_path / "checkout"
+    (tmp_path / "shared" / "upstream").mkdir(parents=True)
+    checkout.mkdir()
+    monkeypatch.chdir(checkout)
+    monkeypatch.delenv("SEMREL_MIRROR", raising=False)
+    assert mirror_dirs() == [(tmp_path / "shared" / "upstream").resolve()]
+    monkeypatch.setenv("SEMREL_MIRROR", str(mirror))
+    assert mirror_dirs() == [mirror.resolve()]
+    assert mirror_dirs(tmp_path) == [tmp_path.resolve()]
+    monkeypatch.delenv("SEMREL_MIRROR")
+    monkeypatch.chdir(tmp_path)
+    assert mirror_dirs() == []

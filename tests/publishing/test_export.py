@@ -160,7 +160,7 @@ def _cli(*args, cwd=REPO):
     (["build", "--mirror", "/nonexistent/mirror"], "--mirror /nonexistent/mirror: no such directory"),
     (["build", "--data-dir", "c-sts=/no/such/folder"], "c-sts=/no/such/folder: no such directory"),
     (["build", "--data-dir", "csts=/tmp"], "ID=DIR with ID one of c-sts"),
-    (["biuld"], "invalid choice: 'biuld'"),
+    (["biuld"], "upload.py: use one of build, verify, push"),
     (["build", "--ony", "x"], "unrecognized arguments"),
 ])
 def test_cli_answers_a_mistake_in_two_lines(args, words):
