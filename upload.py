@@ -11,5 +11,6 @@ if __name__ == "__main__":
     argv = sys.argv[1:]
     if argv and argv[0] in COMMANDS:
         sys.exit(main(argv))
-    sys.exit(f"upload.py: use one of {', '.join(COMMANDS)} (the same as `semrel {'|'.join(COMMANDS)}`); "
-             f"every other command is `semrel --help`")
+    sys.stderr.write(f"upload.py: use one of {', '.join(COMMANDS)} (the same as `semrel {'|'.join(COMMANDS)}`); "
+                     f"every other command is in `semrel --help`\n")
+    sys.exit(2)
