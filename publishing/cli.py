@@ -15,13 +15,14 @@ one folder wait. The mirror is found as every command finds it: ``--mirror``, el
 from __future__ import annotations
 
 import argparse
+import logging
 import os
-import sys
 from pathlib import Path
 
 from semrel.cli import UsageError, add_command
 
 DEFAULT_OUT = Path("build")
+log = logging.getLogger(__name__)
 
 
 def _known_datasets() -> list[str]:
@@ -90,7 +91,7 @@ def cmd_build(args) -> int:
                 kept = (f"kept the previous output in {folder}" if (folder / "README.md").is_file()
                         else "no previous output")
                 failed[dataset_id] = f"{type(exc).__name__}: {exc}"
-                print(f"-> {dataset_id}: FAILED ({failed[dataset_id]}); {kept}", file=sys.stderr)
+                log.error("-> %s: FAILED (%s); %s", dataset_id, failed[dataset_id], kept)
                 continue
             for config, splits in result.rows.items():
                 for split, rows in splits.items():
@@ -111,7 +112,7 @@ def cmd_build(args) -> int:
             print(f"-> reliability report: {page}" + (f" (marks {', '.join(failed)} stale)"
                                                        if failed else ""))
     if failed:
-        print(f"build FAILED for {', '.join(failed)}: previous outputs kept", file=sys.stderr)
+        log.error("build FAILED for %s: previous outputs kept", ", ".join(failed))
     return 1 if failed else 0
 
 
@@ -152,8 +153,7 @@ def cmd_verify(args) -> int:
             verdict, failed = f"FAILED\n  {err}", failed + 1
         print(f"metric {name}: {verdict}")
     if not checked:
-        print(f"error: nothing is built in {args.out / 'hub'}: run `semrel build` first",
-              file=sys.stderr)
+        log.error("error: nothing is built in %s: run `semrel build` first", args.out / "hub")
         return 1
     return 1 if failed else 0
 
@@ -181,7 +181,7 @@ def cmd_push(args) -> int:
                       cache_dir=args.cache_dir)
         done = publish.push(artefacts, args.namespace, private=args.private, token=token)
     except publish.PublishError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        log.error("error: %s", exc)
         return 1
     changed = sum(p.changed for p in done)
     print(f"done: {changed} repo(s) updated, {len(done) - changed} already up to date")
