@@ -38,9 +38,13 @@ def _metric_names() -> list[str]:
 
 
 def _check_mirror(mirror: str | None) -> None:
+    """A --mirror that does not exist is a usage error; -v says which mirror is used."""
+    from semrel.dataset_scripts.sources import mirror_dirs
+
     for part in (mirror or "").split(os.pathsep):
         if part and not Path(part).expanduser().is_dir():
             raise UsageError(f"--mirror {part}: no such directory (expected <mirror>/<dataset-id>/<file>)")
+    log.debug("mirror: %s", os.pathsep.join(map(str, mirror_dirs(mirror))) or "none (upstream URLs)")
 
 
 def _data_dirs(pairs: list[str]) -> dict[str, str]:
