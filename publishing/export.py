@@ -14,7 +14,6 @@ into one folder wait for each other.
 from __future__ import annotations
 
 import fcntl
-import shutil
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from semrel.dataset_scripts import load
-from semrel.dataset_scripts.folders import replaced_whole
+from semrel.dataset_scripts.folders import remove_leftovers, replaced_whole
 from semrel.dataset_scripts.registry import get_spec
 
 from .datasets import card_module
@@ -47,7 +46,8 @@ class BuildResult:
 @contextmanager
 def build_lock(out_root: Path, say=print):
     """Hold ``<out_root>/.build.lock`` (an exclusive ``flock``); a second build waits for it.
-    Holding it, leftovers of a killed build (``hub/datasets/.<id>.new-*``/``.old-*``) are removed."""
+    Holding it, what a killed build left in ``hub/datasets`` is cleared (see
+    :func:`~semrel.dataset_scripts.folders.remove_leftovers`)."""
     Path(out_root).mkdir(parents=True, exist_ok=True)
     with open(Path(out_root) / ".build.lock", "w") as handle:
         try:
@@ -55,9 +55,7 @@ def build_lock(out_root: Path, say=print):
         except BlockingIOError:
             say(f"waiting for another build into {out_root} to finish ...")
             fcntl.flock(handle, fcntl.LOCK_EX)
-        for kind in ("new", "old"):
-            for leftover in (Path(out_root) / "hub" / "datasets").glob(f".*.{kind}-*"):
-                shutil.rmtree(leftover, ignore_errors=True)
+        remove_leftovers(Path(out_root) / "hub" / "datasets")
         try:
             yield
         finally:
