@@ -17,8 +17,10 @@ ROOT = Path(__file__).resolve().parent
 
 
 def names() -> list[str]:
-    """The evaluate modules shipped with semrel: every ``<name>/<name>.py`` beside this file."""
-    return sorted(p.parent.name for p in ROOT.glob("*/*.py") if p.stem == p.parent.name)
+    """The evaluate modules shipped with semrel: every ``<name>/<name>.py`` beside this file (a folder
+    that is a Python package, such as ``split_half/``, holds math, not a module)."""
+    return sorted(p.parent.name for p in ROOT.glob("*/*.py")
+                  if p.stem == p.parent.name and not (p.parent / "__init__.py").exists())
 
 
 def module_path(name: str) -> str:
