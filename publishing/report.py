@@ -4,6 +4,10 @@ It reads top-down: an **overview** table first (one row per dataset: size, relia
 baseline, best fine-tuned figure, each with the command that made it), then one folded section
 (``<details>``) per dataset and per metric Space, whose long tables fold again.
 
+Sizes, reliability and baselines are computed from the build; the best fine-tuned figure is
+measured once (hours of training) and lives in ``benchmarks/results.json`` beside
+``benchmarks/RESULTS.md``, read by :func:`fine_tuned_figure`, never copied into code.
+
 A dataset contributes through its module in :mod:`publishing.datasets`:
 
     def report_section(built, image_dir, *, mirror=None, cache_dir=None) -> str: ...   # markdown
@@ -17,6 +21,8 @@ is rendered with markdown-it (tables on), the page with the Jinja2 template ``re
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
 import shutil
 from collections.abc import Iterable, Mapping
@@ -38,6 +44,8 @@ from .datasets import card_module
 
 TEMPLATE = Path(__file__).with_name("report.html.j2")
 FOLD_ROWS = 8  # tables with more body rows than this fold away
+# measured figures of a source checkout; an installed package has none (see fine_tuned_figure)
+RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results.json"
 
 
 @dataclass(frozen=True)
@@ -102,6 +110,21 @@ class BuiltFolder(Mapping):
         return len(self.configs)
 
 
+def fine_tuned_figure(dataset_id: str, results: Path | None = None) -> Figure:
+    """The best fine-tuned figure of ``dataset_id`` from ``results`` (default :data:`RESULTS`).
+
+    Without the file (semrel installed, not built from a checkout) the cell points to
+    ``benchmarks/RESULTS.md``; a dataset the file does not list was not measured."""
+    path = RESULTS if results is None else Path(results)
+    if not path.is_file():
+        return Figure("see benchmarks/RESULTS.md in the source repository")
+    entry = json.loads(path.read_text(encoding="utf-8"))["fine_tuned"].get(dataset_id)
+    if entry is None:
+        return Figure("not measured")
+    return Figure(f"ρ {entry['spearman']:.3f}: {entry['model']}, {entry['protocol']} "
+                  "(benchmarks/RESULTS.md)", entry["command"])
+
+
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False}).enable("table")
@@ -163,8 +186,9 @@ def dataset_section(dataset_id: str, folder: Path, image_root: Path, *, mirror=N
                 else Overview())
     if overview.size == Figure():
         rows = max(sum(len(ds) for ds in built[c].values()) for c in built)
-        overview = Overview(Figure(f"{rows:,} rows", f"semrel build --only {dataset_id}"),
-                            overview.reliability, overview.baseline, overview.fine_tuned)
+        overview = dataclasses.replace(
+            overview, size=Figure(f"{rows:,} rows", f"semrel build --only {dataset_id}"))
+    overview = dataclasses.replace(overview, fine_tuned=fine_tuned_figure(dataset_id))
     summary = f"{len(built)} config(s); {terms}"
     return Section(dataset_id, "dataset", summary, render(markdown, f"images/{dataset_id}"), overview)
 

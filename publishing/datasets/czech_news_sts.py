@@ -135,4 +135,4 @@ def overview(built, *, mirror=None, cache_dir=None):
         Figure(f"{n:,} test pairs × {k} annotations", "semrel build --only czech-news-sts"),
         Figure(f"inter-annotator r {agreement.inter.pearson:.3f} (paper {PAPER_INTER['pearson']}); MSE ≥ "
                f"{mse_lower_bound(annotations).bound:.3f}", "python scripts/reproduce_czech_news.py"),
-        Figure("—"), Figure("not run"))
+        Figure("—"))

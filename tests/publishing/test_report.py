@@ -16,7 +16,9 @@ from matplotlib import image as mpimg
 import toy_dataset
 from semrel.dataset_scripts import REGISTRY
 from semrel.publishing.export import build_dataset
-from semrel.publishing.report import FOLD_ROWS, build_report, dataset_section, render, report_hook
+from semrel.publishing.report import (FOLD_ROWS, RESULTS, Figure, build_report,
+                                      dataset_section, fine_tuned_figure, render,
+                                      report_hook)
 from semrel.publishing.spaces import build_space, metric_names
 from semrel.metrics.bws.readers import read_semeval_2024
 from semrel.metrics.split_half.split_half import split_half_bws
@@ -88,9 +90,24 @@ def test_every_dataset_and_metric_has_a_linked_section(report):
     assert size == "5,500 pairssemrel build --only str-2021"
     assert reliability.startswith("SHR 0.84 (paper §4")
     assert baseline.startswith("Dice ρ 0.5") and baseline.endswith("python scripts/reproduce_str_dice.py")
-    assert "semrel cv --dataset str-2021" in fine_tuned
+    figure = fine_tuned_figure("str-2021")  # benchmarks/results.json, not a copy in the code
+    assert fine_tuned == figure.text + figure.command and fine_tuned.startswith("ρ 0.878: ")
     assert overview["toy-sts"][1] == "32 rowssemrel build --only toy-sts"
     assert set(overview) == {"dataset", "str-2021", "toy-sts", *(set(REGISTRY) - {"str-2021"})}
+
+
+def test_fine_tuned_figures_come_from_the_results_file(tmp_path):
+    """The checkout's benchmarks/results.json is found; an installed package without it points to
+    RESULTS.md; a dataset the file does not list says so; an edit of the file shows in the report."""
+    assert RESULTS.is_file() and RESULTS.parent.name == "benchmarks"
+    assert fine_tuned_figure("str-2021", tmp_path / "absent.json").text == \
+        "see benchmarks/RESULTS.md in the source repository"
+    results = tmp_path / "results.json"
+    results.write_text('{"fine_tuned": {"toy-sts": {"spearman": 0.51234, "model": "bi@minilm", '
+                       '"protocol": "test split", "machine": "laptop", "command": "semrel fit"}}}')
+    assert fine_tuned_figure("toy-sts", results) == Figure(
+        "ρ 0.512: bi@minilm, test split (benchmarks/RESULTS.md)", "semrel fit")
+    assert fine_tuned_figure("str-2021", results) == Figure("not measured")
 
 
 def test_images_exist_beside_the_page(report):
