@@ -170,7 +170,7 @@ class CzechNewsSts(SemrelBuilder):
             raise FileNotFoundError(
                 f"czech-news-sts/{self.config.name} needs {name} (paper §8 format, from the "
                 f"authors' release); put it at {where if where else f'<data_dir>/{name}'} and pass "
-                f"data_dir=... (README 'Czech News STS')")
+                f"data_dir=... (docs/datasets.md, 'Czech News STS')")
         return where
 
     def _read(self, reader, path, user_file: bool = True, **kwargs) -> list[dict]:

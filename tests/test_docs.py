@@ -1,0 +1,269 @@
+"""Every code block of README.md and docs/*.md runs here, so the docs cannot drift from the code.
+
+The blocks of a page run in order in one temporary working directory, which stands in for the
+root of a checkout (``upload.py``, ``scripts/`` and ``benchmarks/`` are linked into it):
+
+- ```` ```python ````: one namespace per page. A block with ``>>>`` prompts is a doctest: the
+  output it shows is checked (``...`` matches anything, whitespace runs are equal); a block
+  without prompts shows no output and must run without error.
+- ```` ```bash ````: bash ``-e -o pipefail`` with the test's ``.venv/bin`` first on ``PATH`` (so
+  ``semrel`` and ``python`` are the installed ones), ``$SEMREL_MIRROR`` the upstream mirror and
+  the Hub offline; on a page that pushes, ``HF_ENDPOINT``/``HF_TOKEN`` point at the local Hub of
+  tests/hub_server.py. Lines that start with ``$ `` are commands and the lines after each, up to
+  the next ``$ ``, its output (stdout and stderr), checked as in a doctest; a block without
+  ``$ `` lines is a script that must succeed.
+- a block in any other language, or none, is an error: nothing in the docs goes unrun.
+
+:data:`EXEMPT` names the only commands that are not run, each with its reason. A page whose
+blocks train or build (:data:`SLOW`) is a ``slow`` test.
+"""
+
+from __future__ import annotations
+
+import doctest
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from hub_server import LocalHub
+from project import MIRROR, REPO
+
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+DOC_PAGES = {"datasets", "metrics", "training", "publishing", "cli"}
+EXEMPT = {
+    "make build": "sets up the checkout's own .venv and writes its build/; what it runs, "
+                  "`semrel build`, runs in docs/publishing.md",
+    "make test": "runs the whole test suite, this test included",
+}
+LANGUAGES = {"python", "bash"}
+CHECKOUT = ("upload.py", "scripts", "benchmarks")  # what the docs run from a checkout's root
+SLOW = re.compile(r"\b(semrel|upload\.py) (build|verify|push|fit|cv|predict|ensemble)\b"
+                  r"|\b(fit|cross_validate|build_dataset)\(")
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+MARK = "@@semrel-docs-command-done@@"
+TOKEN = "hf_semrelDocsTestToken"
+
+
+@dataclass(frozen=True)
+class Block:
+    page: Path
+    line: int  # of the opening fence, 1-based
+    language: str
+    code: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.page.relative_to(REPO)}:{self.line}"
+
+
+def blocks(page: Path) -> list[Block]:
+    """The fenced code blocks of a markdown page (fences may be indented, as in list items)."""
+    found, lines = [], page.read_text(encoding="utf-8").splitlines()
+    i = 0
+    while i < len(lines):
+        opening = re.match(r"^(\s*)```(.*)$", lines[i])
+        if opening is None:
+            i += 1
+            continue
+        indent, language = len(opening[1]), opening[2].strip()
+        end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == "```"), None)
+        if end is None:
+            raise AssertionError(f"{page.relative_to(REPO)}:{i + 1}: code block never closed")
+        code = "\n".join(line[indent:] for line in lines[i + 1:end]) + "\n"
+        found.append(Block(page, i + 1, language, code))
+        i = end + 1
+    return found
+
+
+def is_slow(page: Path) -> bool:
+    return any(SLOW.search(b.code) for b in blocks(page))
+
+
+def command_of(line: str) -> str:
+    """A bash line without its trailing comment, for comparison with :data:`EXEMPT`."""
+    return re.sub(r"\s+#.*$", "", line).strip()
+
+
+def prompted(code: str) -> list[tuple[str, str]]:
+    """(command, expected output) pairs of a block written with ``$ `` prompts."""
+    pairs = []
+    for line in code.splitlines():
+        if line.startswith("$ "):
+            pairs.append([line[2:], ""])
+        elif pairs and pairs[-1][0].endswith("\\") and not pairs[-1][1]:
+            pairs[-1][0] += "\n" + line  # continuation of a command
+        elif pairs:
+            pairs[-1][1] += line + "\n"
+        elif line.strip():
+            raise AssertionError(f"output before the first `$ ` command: {line!r}")
+    return [(command, want) for command, want in pairs]
+
+
+def check_output(want: str, got: str) -> bool:
+    return doctest.OutputChecker().check_output(want, got, FLAGS)
+
+
+def run_bash(block: Block, cwd: Path, env: dict) -> None:
+    pairs = prompted(block.code) if re.search(r"^\$ ", block.code, re.M) else None
+    if pairs is None:  # a script: every command must succeed
+        script = "\n".join(": exempt" if command_of(line) in EXEMPT else line
+                           for line in block.code.splitlines())
+        result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=cwd, env=env,
+                                capture_output=True, text=True, timeout=1800)
+        if result.returncode != 0:
+            raise AssertionError(f"{block.where}: exit status {result.returncode}\n"
+                                 f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+        return
+    runnable = [(c, w) for c, w in pairs if command_of(c) not in EXEMPT]
+    script = "exec 2>&1\n" + "".join(f"{c}\necho {MARK}\n" for c, _ in runnable)
+    result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=cwd, env=env,
+                            capture_output=True, text=True, timeout=1800)
+    outputs = result.stdout.split(f"{MARK}\n")
+    done = len(outputs) - 1  # commands that finished
+    for (command, want), got in zip(runnable[:done], outputs):
+        if not check_output(want, got):
+            raise AssertionError(f"{block.where}: `{command}` printed\n{got}\n"
+                                 f"where the page shows\n{want}")
+    if result.returncode != 0:
+        raise AssertionError(f"{block.where}: `{runnable[done][0]}` failed with exit status "
+                             f"{result.returncode}:\n{outputs[done][-3000:]}")
+
+
+def run_python(block: Block, namespace: dict) -> None:
+    if ">>> " not in block.code:
+        exec(compile(block.code, block.where, "exec"), namespace)
+        return
+    test = doctest.DocTestParser().get_doctest(block.code, namespace, block.where,
+                                               str(block.page), block.line)
+    report = []
+    runner = doctest.DocTestRunner(optionflags=FLAGS)
+    runner.run(test, out=report.append, clear_globs=False)
+    namespace.update(test.globs)
+    if runner.failures:
+        raise AssertionError("".join(report))
+
+
+def run_page(page: Path, cwd: Path, env: dict, monkeypatch) -> None:
+    """Run every block of ``page`` in ``cwd``: bash with ``env``, python in this process."""
+    import datasets
+
+    for name in CHECKOUT:
+        if (REPO / name).exists():
+            (cwd / name).symlink_to(REPO / name)
+    monkeypatch.chdir(cwd)
+    monkeypatch.setenv("SEMREL_MIRROR", env["SEMREL_MIRROR"])
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", Path(env["HF_DATASETS_CACHE"]))
+    namespace = {"__name__": f"docs_{page.stem}"}
+    for block in blocks(page):
+        if block.language not in LANGUAGES:
+            raise AssertionError(f"{block.where}: a ```{block.language} block cannot be run; "
+                                 f"write it as {' or '.join(sorted(LANGUAGES))}, or as prose")
+        if block.language == "bash":
+            run_bash(block, cwd, env)
+        else:
+            run_python(block, namespace)
+
+
+def environment(home: Path, cache_dir: Path, hub: LocalHub | None) -> dict:
+    """The shell of a reader who ran `make build`: the venv's commands first, the mirror set."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "SEMREL_"))}
+    env |= {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+            "SEMREL_MIRROR": str(MIRROR), "HF_HOME": str(home),
+            "HF_DATASETS_CACHE": str(cache_dir), "HF_HUB_OFFLINE": "1",
+            "HF_DATASETS_OFFLINE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+            "HF_DATASETS_DISABLE_PROGRESS_BARS": "1", "TQDM_DISABLE": "1",
+            "TOKENIZERS_PARALLELISM": "false"}
+    if hub is not None:
+        env |= hub.client_env(TOKEN)
+    return env
+
+
+@pytest.mark.parametrize("page", [
+    pytest.param(p, id=str(p.relative_to(REPO)), marks=[pytest.mark.slow] if is_slow(p) else [])
+    for p in PAGES])
+def test_page_runs(page, tmp_path, cache_dir, monkeypatch):
+    (tmp_path / "work").mkdir()
+    pushes = any(re.search(r"\b(semrel|upload\.py) push\b(?!.*--dry-run)", b.code)
+                 for b in blocks(page) if b.language == "bash")
+    if not pushes:
+        run_page(page, tmp_path / "work", environment(tmp_path / "home", cache_dir, None),
+                 monkeypatch)
+        return
+    with LocalHub() as hub:
+        run_page(page, tmp_path / "work", environment(tmp_path / "home", cache_dir, hub),
+                 monkeypatch)
+        assert hub.commits, f"{page.name} pushes, but nothing arrived at the local Hub"
+
+
+def test_one_page_per_part_and_every_exemption_in_use():
+    assert {p.stem for p in PAGES[1:]} == DOC_PAGES
+    commands = {command_of(line) for p in PAGES for b in blocks(p) if b.language == "bash"
+                for line in b.code.splitlines()}
+    commands |= {command_of(line[2:]) for line in commands if line.startswith("$ ")}
+    assert set(EXEMPT) <= commands, "an exemption no page uses any more: remove it"
+
+
+def test_readme_stays_short_and_links_resolve():
+    assert len((REPO / "README.md").read_text(encoding="utf-8").splitlines()) <= 200
+    for page in [*PAGES, REPO / "benchmarks" / "RESULTS.md"]:
+        text = page.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+            if not re.match(r"[a-z]+://", target):
+                assert (page.parent / target).exists(), f"{page.name}: broken link {target}"
+
+
+def test_results_page_shows_the_figures_of_results_json():
+    """RESULTS.md's first table and results.json (what the report reads) say the same."""
+    results = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))
+    text = (REPO / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    section = text.split("## Best fine-tuned figure per dataset", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")][2:]  # no header
+    expected = [f"| {d} | {e['spearman']} | {e['model']} | {e['protocol']} | {e['machine']} | "
+                f"`{e['command']}` |" for d, e in results["fine_tuned"].items()]
+    assert rows == expected
+
+
+def write_page(folder: Path, text: str) -> Path:
+    page = folder / "page.md"
+    page.write_text(text, encoding="utf-8")
+    return page
+
+
+@pytest.mark.parametrize("text, message", [
+    ("```python\n>>> 1 + 1\n3\n```\n", "Expected:\n    3\nGot:\n    2"),
+    ("```python\nx = 1\n```\n\n```python\n>>> x + 1\n2\n>>> y\n```\n", "NameError"),
+    ("```bash\n$ echo hello\nhallo\n```\n", "printed\nhello"),
+    ("```bash\n$ echo one\none\n$ false\n$ echo never\n```\n", "`false` failed with exit status 1"),
+    ("```bash\ntrue\nfalse\ntrue\n```\n", "exit status 1"),
+    ("```bash\nmake test\nfalse\n```\n", "exit status 1"),
+    ("```text\nnot code\n```\n", "a ```text block cannot be run"),
+    ("```\nno language\n```\n", "a ``` block cannot be run"),
+    ("```python\nx = 1\n", "code block never closed"),
+])
+def test_the_harness_catches_wrong_docs(text, message, tmp_path, monkeypatch, cache_dir):
+    page = write_page(tmp_path, text)
+    monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+    (tmp_path / "upload.py").write_text("")
+    (tmp_path / "work").mkdir()
+    with pytest.raises(AssertionError, match=re.escape(message)):
+        run_page(page, tmp_path / "work", environment(tmp_path / "home", cache_dir, None),
+                 monkeypatch)
+
+
+def test_the_harness_passes_right_docs_and_skips_only_exemptions(tmp_path, monkeypatch, cache_dir):
+    page = write_page(tmp_path, "```python\n>>> import os\n>>> sorted(os.listdir('.'))\n"
+                                "['upload.py']\n>>> (1, 2)\n(1,\n 2)\n```\n\n"
+                                "```bash\nmake build   # exempt\nmake test\necho $SEMREL_MIRROR > m\n```\n\n"
+                                "```bash\n$ cat m\n...upstream\n$ python -c 'import semrel; print(semrel.__name__)'\nsemrel\n"
+                                "$ python -c 'import sys; print(sys.argv)' a \\\n    b\n"
+                                "['-c', 'a', 'b']\n```\n")
+    monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+    (tmp_path / "upload.py").write_text("")
+    (tmp_path / "work").mkdir()
+    run_page(page, tmp_path / "work", environment(tmp_path / "home", cache_dir, None), monkeypatch)
