@@ -1,33 +1,95 @@
-"""Shared pieces of dataset cards: statistics tables and histogram plots.
+"""Shared pieces of dataset cards: statistics tables, histogram plots and the build recipe.
 
 Plots are drawn on a ``matplotlib.figure.Figure`` with the Agg canvas (no pyplot, no backend
-switch: importing this module leaves the user's matplotlib state alone).
+switch: importing this module leaves the user's matplotlib state alone). matplotlib comes with the
+``report`` extra and is imported only when a plot is drawn; every build recipe installs it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib.metadata import PackageNotFoundError, metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
-# How to get the code: semrel is on no package index, and its repository has no public URL to
-# give pip (git+...), so a card says where the source comes from and installs from that folder.
-GET_THE_SOURCE = ("# semrel is on no package index: get its source (a clone of the semrel repository\n"
-                  "# or its source archive), then in that folder:")
+from semrel.dataset_scripts.registry import get_spec
+
+from .datasets import card_module
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+PLOTS_EXTRA = "report"  # the extra that brings matplotlib
+NO_ADDRESS = "semrel is on no package index and has no public repository address yet"
+
+
+def source_line() -> str:
+    """The comment that opens every recipe: where semrel's source is. The address is the
+    ``Source`` (else ``Homepage``) entry of semrel's metadata, i.e. ``[project.urls]`` in
+    pyproject.toml; while there is none the line says so."""
+    try:
+        entries = metadata("semrel").get_all("Project-URL") or []
+    except PackageNotFoundError:
+        entries = []
+    urls = dict(entry.split(", ", 1) for entry in entries)
+    url = urls.get("Source") or urls.get("Homepage")
+    where = f"semrel's source is at {url}" if url else NO_ADDRESS
+    return f"# {where}:\n# run these lines in a copy of its source folder"
 
 
 def install_lines(extras: str = "") -> str:
     """The shell lines that install semrel from its source folder (``extras`` e.g. "crowd")."""
-    return f"{GET_THE_SOURCE}\npip install '.[{extras}]'" if extras else f"{GET_THE_SOURCE}\npip install ."
+    return f"{source_line()}\npip install '.[{extras}]'" if extras else f"{source_line()}\npip install ."
+
+
+def build_recipe(dataset_id: str) -> str:
+    """The shell lines of a card's "build it yourself": install semrel from its source with the
+    extras the build needs (the card module's ``EXTRAS`` and ``report`` for the card's plots;
+    never torch), build the dataset without the report, and load its first config that needs no
+    user files. Configs that do need them get ``--data-dir`` (on the command when every config
+    needs it, else in a comment: the recipe runs as written)."""
+    spec = get_spec(dataset_id)
+    extras = ",".join(dict.fromkeys([*getattr(card_module(spec), "EXTRAS", ()), PLOTS_EXTRA]))
+    public = [c for c in spec.configs if c not in spec.user_data_configs]
+    data_dir = f"--data-dir {dataset_id}=DIR"
+    build = f"semrel build --only {dataset_id} --no-report"
+    lines = [install_lines(extras),
+             f"{build}   # downloads the upstream files, or reads $SEMREL_MIRROR" if public
+             else f"{build} {data_dir}"]
+    if public and spec.user_data_configs:
+        lines.append(f"# configs {', '.join(spec.user_data_configs)} need the files the authors give "
+                     f"each user:\n# put them in DIR and add {data_dir}")
+    load_args = f"'{public[0]}'" if public else f"'{spec.configs[0]}', data_dir='DIR'"
+    lines.append(f"python -c \"from semrel.dataset_scripts import load; "
+                 f"print(load('{dataset_id}', {load_args}))\"")
+    return "\n".join(lines)
+
+
+def _matplotlib():
+    """matplotlib's Figure and Agg canvas classes; without matplotlib, an error naming the extra."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ModuleNotFoundError as exc:
+        raise ModuleNotFoundError(
+            f"a dataset card's plots need matplotlib, which is not installed: in semrel's source "
+            f"folder, pip install '.[{PLOTS_EXTRA}]' (or use the card's build recipe)", name=exc.name
+        ) from exc
+    return Figure, FigureCanvasAgg
+
+
+def need_plots() -> None:
+    """Fail now, with the install line, where cards cannot get their plots (before a long build)."""
+    _matplotlib()
 
 
 def figure(figsize: tuple[float, float]) -> Figure:
     """A figure on its own Agg canvas (savefig works without pyplot)."""
-    fig = Figure(figsize=figsize)
-    FigureCanvasAgg(fig)
+    figure_class, canvas = _matplotlib()
+    fig = figure_class(figsize=figsize)
+    canvas(fig)
     return fig
 
 

@@ -30,6 +30,7 @@ from semrel.dataset_scripts import load
 from semrel.dataset_scripts.folders import remove_leftovers, replaced_whole
 from semrel.dataset_scripts.registry import get_spec
 
+from .cards import need_plots
 from .datasets import card_module
 from .hub_vocabulary import SIMILARITY_TASK_CATEGORIES, SIMILARITY_TASK_IDS, size_category
 
@@ -69,6 +70,7 @@ def build_dataset(dataset_id: str, out_root: Path, *, mirror=None, data_dir=None
     Configs that need user-supplied data are skipped (and reported) when ``data_dir`` is None
     or lacks their files. Any other error propagates and leaves the previous folder untouched.
     """
+    need_plots()  # before the rows are read: the card's plots need matplotlib
     spec = get_spec(dataset_id)
     module = card_module(spec)
     folder = Path(out_root) / "datasets" / dataset_id

@@ -21,7 +21,7 @@ from huggingface_hub import DatasetCard, DatasetCardData, ModelCard
 
 from semrel.dataset_scripts.registry import get_spec, registered_id
 
-from .cards import install_lines
+from .cards import build_recipe
 from .export import card_metadata
 
 DATA_KEYS = ("configs", "dataset_info")
@@ -65,16 +65,12 @@ def _description(spec) -> str:
 
 def _build_yourself(spec) -> str:
     user = spec.user_data_configs
-    data_dir = f" --data-dir {spec.dataset_id}=DIR" if user else ""
     needs = (f"\nConfigs {', '.join(f'`{c}`' for c in user)} need files the authors give to "
              f"each user: put them in DIR (the builder's error message names each file).\n"
              if user else "")
     return (f"## Build it yourself\n\nThis repository holds **no data**: the licence does not allow "
             f"redistributing it. Build it locally from the upstream files (sha256-verified) with "
-            f"semrel:\n\n```bash\n{install_lines()}\n"
-            f"semrel build --only {spec.dataset_id}{data_dir}\n"
-            f"python -c \"from semrel.dataset_scripts import load; print(load('{spec.dataset_id}', "
-            f"'{spec.configs[0]}'))\"\n```\n{needs}")
+            f"semrel:\n\n```bash\n{build_recipe(spec.dataset_id)}\n```\n{needs}")
 
 
 def trained_on(folder: Path) -> str | None:

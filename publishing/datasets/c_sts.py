@@ -12,7 +12,7 @@ import numpy as np
 
 from semrel.dataset_scripts.c_sts.builder import CITATION, ENCRYPTED_NAME, PASSWORD_ENV, SOURCE, SPLIT_FILES
 
-from ..cards import histograms, install_lines, split_statistics
+from ..cards import build_recipe, histograms, split_statistics
 
 CARD_ONLY = True
 LICENSE_NAME = "c-sts-terms"  # password from the authors; no public redistribution
@@ -41,7 +41,7 @@ hidden (−1 upstream, null here) and scored by the authors' server from a JSON 
 ({SOURCE.url}); this card is published without the data. Build it locally:
 
 ```bash
-{install_lines()}
+{build_recipe("c-sts")}
 ```
 ```python
 from semrel.dataset_scripts import load

@@ -13,7 +13,9 @@ from semrel.dataset_scripts.crowd_sts.reading import DEFAULT_KEY, KEY_ENV
 from semrel.dataset_scripts.crowd_sts.report import frame, paper_study, table1, table2, table3_rows
 from semrel.dataset_scripts.crowd_sts.study import worker_count_table
 
-from ..cards import histograms, install_lines, markdown_table, split_statistics
+from ..cards import build_recipe, histograms, markdown_table, split_statistics
+
+EXTRAS = ("crowd",)  # extras the build needs beyond the plots' (cards.build_recipe)
 
 THRESHOLDS = {"slow": "mean WorkTimeInSeconds > 300",
               "low_variance": "std (ddof 1) of all own labels < 1",
@@ -101,9 +103,7 @@ moves metric–human correlations by up to ~10 points. Every pair has 3 annotati
 yourself from the upstream files ({REPO}, `data/raw_data/*.csv`, sha256-checked):
 
 ```bash
-{install_lines("crowd")}
-semrel build --only crowd-sts        # or: SEMREL_MIRROR=/path/to/mirror ...
-python -c "from semrel.dataset_scripts import load; print(load('crowd-sts', 'pairs-filtered-low-variance-high-random'))"
+{build_recipe("crowd-sts")}
 ```
 
 ## Configs

@@ -12,7 +12,7 @@ from semrel.metrics.lower_bound import mse_lower_bound
 from semrel.dataset_scripts.czech_news_sts.builder import CITATION, FREE_ANNOTATIONS, SOURCE, USER_FILES
 from semrel.dataset_scripts.czech_news_sts.paper import PAPER_INTER, agreement_of
 
-from ..cards import figure, histograms, install_lines, markdown_table, save, split_statistics
+from ..cards import build_recipe, figure, histograms, markdown_table, save, split_statistics
 
 
 def spread_plot(annotations: np.ndarray, path: Path) -> Path:
@@ -77,9 +77,7 @@ it as research use only and **do not republish the rows**: this card is publishe
 Build it yourself from {SOURCE.url} (sha256 `{SOURCE.sha256}`):
 
 ```bash
-{install_lines()}
-semrel build --only czech-news-sts [--data-dir czech-news-sts=DIR]   # or SEMREL_MIRROR=...
-python -c "from semrel.dataset_scripts import load; print(load('czech-news-sts', 'free'))"
+{build_recipe("czech-news-sts")}
 ```
 
 ## Configs

@@ -18,7 +18,7 @@ from semrel.dataset_scripts.sources import mirror_dirs
 from semrel.dataset_scripts.str_2021.builder import CITATION, SOURCE
 from semrel.dataset_scripts.str_2021.dice import PAPER_OVERALL, PAPER_PER_SOURCE, fold_correlations
 
-from ..cards import grouped_bars, histograms, install_lines, markdown_table, split_statistics
+from ..cards import build_recipe, grouped_bars, histograms, markdown_table, split_statistics
 
 LICENSE_NAME = "str-2021-research-use"  # research use only, no redistribution (SOURCE.licence)
 LICENSE_LINK = SOURCE.licence_url
@@ -51,9 +51,7 @@ Split-half reliability of the scores: 0.84 (paper §4).
 build the dataset yourself from the upstream file ({SOURCE.url}, sha256 `{SOURCE.sha256}`):
 
 ```bash
-{install_lines()}
-semrel build --only str-2021          # or: SEMREL_MIRROR=/path/to/mirror ...
-python -c "from semrel.dataset_scripts import load; print(load('str-2021', 'cv-fold-0'))"
+{build_recipe("str-2021")}
 ```
 
 ## Configs
