@@ -81,6 +81,9 @@ def mse_lower_bound(annotations: Sequence[Sequence[float]], predictions: Sequenc
     bound = float(variance[used].mean())
     mse = excess = None
     if predictions is not None and not all(p is None for p in predictions):
+        if any(p is None for p in predictions):
+            raise ValueError(f"prediction {[p is None for p in predictions].index(True)} is None: give a "
+                             "prediction for every item, or none (the bound alone)")
         pred = np.asarray(predictions, dtype=float)
         if pred.shape != mean.shape:
             raise ValueError(f"{pred.size} predictions for {mean.size} items")

@@ -108,8 +108,7 @@ def cmd_build(args) -> int:
                                           else "nothing built"))
         for name in metrics:
             space = build_space(name, hub)
-            extra = "".join(f"; {link}" for link in space.linked)
-            print(f"-> metric {name}: Space in {space.folder}{extra}")
+            print(f"-> metric {name}: Space in {space.folder} (with {space.wheel.name})")
         if args.report:
             page = build_report(args.out, dataset_ids, metrics, mirror=args.mirror,
                                 data_dirs=data_dirs, cache_dir=args.cache_dir, stale=failed)

@@ -1,23 +1,33 @@
-"""Metric folders -> standalone Hub Space folders (``build/hub/spaces/<name>/``), and their check.
+"""Metric folders -> self-sufficient Hub Space folders (``build/hub/spaces/<name>/``), and their check.
 
-A metric folder (``metrics/<name>/``) is laid out as a Space: ``<name>.py`` (the evaluate module),
-its math modules, ``README.md`` (card with Space YAML), ``app.py`` and ``requirements.txt``. Its
-modules import only same-folder modules (``from .counting import tally``). A module shared by
-several folders lives once in ``metrics/`` (``errors.py``, ``correlation.py``, ``space_app.py``,
-``bws_scores/counting.py``); a folder that uses it holds a **link**: a file of that name whose only
-statements are ``from metrics.<module> import <names>``. In the repository the link re-exports the
-one original (one class, one function); :func:`build_space` replaces each link with the file it
-points to, so the Space carries no import of this project and nothing is rewritten.
+A metric folder (``metrics/<name>/``, ``semrel.metrics.<name>`` when installed) holds the evaluate
+module ``<name>.py``, its card ``README.md`` (Space YAML), ``app.py`` and ``requirements.txt``;
+the module and the app import their math and page from the ``semrel`` package. :func:`build_space`
+copies the four files and puts a wheel of semrel beside them (:func:`package_wheel`); the Space's
+``requirements.txt`` names that wheel by a path relative to the folder, then
+``gradio==<sdk_version of the card>``, then the package lines of the folder's own file. So in the
+built folder ``pip install -r requirements.txt && python app.py`` works in a fresh virtualenv.
 
-``evaluate.load`` copies only the same-folder modules that ``<name>.py`` imports at top level, so
-``<name>.py`` imports every module the math uses; :func:`check_space` lists what would stop a
-Space from working and :func:`verify_space` starts its ``app.py`` and compares its answer with
-``evaluate.load(...).compute(...)``.
+The wheel is built once per state of the source: :func:`package_wheel` hashes the files it is
+built from and keeps it in ``<out>/.wheels/<hash>/``; any change to them builds a new one (never a
+stale wheel) and removes the old.
+
+:func:`check_space` lists what would stop a built folder from working; :func:`verify_space` starts
+its ``app.py`` on 127.0.0.1 and compares the page's answer to the example of each config with
+``evaluate.load(...).compute`` in this process. ``semrel verify`` runs the app with this
+interpreter (the fast path: the app, card and module against the semrel installed here, in
+seconds, offline). Whether the wheel and requirements alone make a working Space is checked by
+``verify_space(folder, python=<a fresh venv's python>)`` after ``pip install -r requirements.txt``
+in that venv: the slow test ``tests/publishing/test_publish_spaces.py::test_space_from_a_fresh_venv``
+does it for every Space (it needs uv and PyPI, and about 20 s a Space with a warm uv cache), so
+``semrel verify`` does not.
 """
 
 from __future__ import annotations
 
 import ast
+import email
+import hashlib
 import json
 import os
 import re
@@ -27,25 +37,18 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-METRICS_ROOT = Path(__file__).resolve().parents[1] / "metrics"
-PROJECT_PACKAGES = ("metrics", "dataset_scripts", "trainers", "scripts", "publishing")
+from semrel.metrics import ROOT as METRICS_ROOT
+from semrel.metrics import names as metric_names
+from semrel.metrics.space_app import OPTIONS, api_name
+
+SOURCE_ROOT = METRICS_ROOT.parent  # the source tree the wheel is built from (pyproject.toml)
 SPACE_YAML = {"sdk": "gradio", "app_file": "app.py"}
 SPACE_TAGS = {"evaluate"}
 GRADIO_SDK_VERSION = "6.31.0"  # the gradio the Space tests ran (README sdk_version)
-# Runs an app.py with this project's packages unimportable (argv: app.py); used by verify_space.
-ISOLATED_RUNNER = f"""\
-import importlib.abc, runpy, sys
-class Block(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in {PROJECT_PACKAGES!r}:
-            raise ModuleNotFoundError(f"{{name}} is not available in a Space", name=name)
-sys.meta_path.insert(0, Block())
-sys.path.insert(0, ".")
-runpy.run_path(sys.argv[1], run_name="__main__")
-"""
 
 
 class SpaceError(ValueError):
@@ -56,71 +59,119 @@ class SpaceError(ValueError):
 class SpaceBuildResult:
     name: str
     folder: Path
-    linked: tuple[str, ...]  # link files replaced by their originals, e.g. ("counting.py <- bws_scores/counting.py",)
+    wheel: Path  # the semrel wheel in the folder, named by its requirements.txt
 
 
-def metric_names(root: Path = METRICS_ROOT) -> list[str]:
-    """Every metric folder: ``<root>/<name>/<name>.py``."""
-    return sorted(p.parent.name for p in Path(root).glob("*/*.py") if p.stem == p.parent.name)
+def space_files(name: str) -> tuple[str, ...]:
+    """What a metric folder holds (a built Space adds the semrel wheel)."""
+    return (f"{name}.py", "README.md", "app.py", "requirements.txt")
 
 
-def link_target(path: Path, metrics_root: Path = METRICS_ROOT) -> Path | None:
-    """The file a link module points to (``from semrel.metrics.x.y import a, b`` only), else None."""
-    body = ast.parse(Path(path).read_text(encoding="utf-8")).body
-    modules = {n.module for n in body if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module}
-    if not body or len(modules) != 1 or len(body) != sum(isinstance(n, ast.ImportFrom) for n in body):
-        return None
-    (module,) = modules
-    if module.split(".")[0] != "metrics":
-        return None
-    target = Path(metrics_root).parent / (module.replace(".", "/") + ".py")
-    if not target.is_file():
-        raise SpaceError(f"{path}: links to {module}, which is not a module file ({target})")
-    return target
+def _wheel_sources(root: Path) -> list[Path]:
+    """The files the semrel wheel is built from: pyproject.toml, README.md, LICENSE* and every
+    file of each top-level package folder (one holding ``__init__.py``), caches left out."""
+    root = Path(root)
+    if not (root / "pyproject.toml").is_file():
+        raise SpaceError(f"{root}: no pyproject.toml; building a Space needs the semrel source tree "
+                         "(a checkout, installed with pip install -e .)")
+    files = [root / "pyproject.toml", root / "README.md", *root.glob("LICENSE*")]
+    for package in sorted(p.parent for p in root.glob("*/__init__.py")):
+        files += [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                  and p.suffix != ".pyc"]
+    return sorted(p for p in files if p.is_file())
+
+
+def package_wheel(out_root: Path, source_root: Path = SOURCE_ROOT) -> Path:
+    """A wheel of semrel built from ``source_root``, kept in ``<out_root>/.wheels/<hash>/``.
+
+    ``<hash>`` is the SHA-256 of the files it is built from (their paths and bytes), so a wheel is
+    built once per state of the source and reused until a file changes; the wheels of other
+    states are then removed. It is built from a copy of those files (``pip wheel --no-deps
+    --no-build-isolation``), so nothing an earlier build left in the tree (``build/lib``) gets in.
+    """
+    source_root = Path(source_root)
+    files = _wheel_sources(source_root)
+    digest = hashlib.sha256()
+    for path in files:
+        data = path.read_bytes()
+        digest.update(f"{path.relative_to(source_root).as_posix()}\0{len(data)}\0".encode() + data)
+    store = Path(out_root) / ".wheels"
+    folder = store / digest.hexdigest()[:16]
+    if built := sorted(folder.glob("*.whl")):
+        return built[0]
+    with tempfile.TemporaryDirectory(prefix="semrel-wheel-") as tmp:
+        for path in files:
+            target = Path(tmp, "src", path.relative_to(source_root))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                               "-w", str(Path(tmp, "dist")), str(Path(tmp, "src"))], capture_output=True, text=True,
+                              check=False)
+        if done.returncode != 0:
+            raise SpaceError(f"could not build the semrel wheel from {source_root} (pip wheel, which needs pip "
+                             f"and setuptools here):\n{(done.stdout + done.stderr)[-2000:]}")
+        if store.is_dir():
+            for old in store.iterdir():
+                shutil.rmtree(old)
+        store.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(Path(tmp, "dist")), str(folder))
+    return min(folder.glob("*.whl"))
+
+
+def _card(folder: Path) -> dict:
+    from huggingface_hub import RepoCard
+
+    return RepoCard.load(Path(folder) / "README.md").data.to_dict()
+
+
+def _name(requirement: str) -> str:
+    """The normalised distribution name of a requirement line (``Foo_Bar>=1`` -> ``foo-bar``)."""
+    return re.split(r"[\[<>=!~ ;@(]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def _requirement_lines(path: Path) -> list[tuple[int, str]]:
+    lines = Path(path).read_text(encoding="utf-8").splitlines() if Path(path).is_file() else []
+    return [(n, line.strip()) for n, line in enumerate(lines, 1) if line.strip() and not line.strip().startswith("#")]
 
 
 def build_space(name: str, out_root: Path, *, metrics_root: Path = METRICS_ROOT) -> SpaceBuildResult:
-    """Copy ``metrics_root/<name>`` to ``out_root/spaces/<name>``, replacing links by their files."""
+    """``metrics_root/<name>`` -> ``out_root/spaces/<name>``: its four files and the semrel wheel."""
     source = Path(metrics_root) / name
     if not (source / f"{name}.py").is_file():
-        raise SpaceError(f"{source}: no metric module {name}.py (known: {metric_names(metrics_root)})")
+        raise SpaceError(f"{source}: no metric module {name}.py (semrel has {', '.join(metric_names())})")
+    extra = sorted(p.name for p in source.iterdir() if p.name not in (*space_files(name), "__pycache__"))
+    if extra:
+        raise SpaceError(f"{source}: holds {', '.join(extra)}; a metric folder holds only "
+                         f"{', '.join(space_files(name))} (shared code goes in semrel.metrics)")
+    for n, line in _requirement_lines(source / "requirements.txt"):
+        if _name(line) in ("semrel", "gradio") or line.endswith(".whl"):
+            raise SpaceError(f"{source}/requirements.txt:{n}: {line!r}: the build adds the semrel wheel and "
+                             "gradio==<the card's sdk_version>; list only other packages")
+    wheel = package_wheel(out_root)
     folder = Path(out_root) / "spaces" / name
     if folder.exists():
         shutil.rmtree(folder)
-    shutil.copytree(source, folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "__init__.py", "__main__.py"))
-    linked = []
-    for path in sorted(folder.glob("*.py")):
-        target = link_target(path, metrics_root)
-        if target is not None:
-            shutil.copyfile(target, path)
-            linked.append(f"{path.name} <- {target.relative_to(Path(metrics_root)).as_posix()}")
-            if link_target(path, metrics_root) is not None:
-                raise SpaceError(f"{target}: a link to a link; point {source / path.name} at the original")
+    folder.mkdir(parents=True)
+    for file in space_files(name):
+        if (source / file).is_file():
+            shutil.copyfile(source / file, folder / file)
+    shutil.copyfile(wheel, folder / wheel.name)
+    sdk_version = _card(folder).get("sdk_version") if (folder / "README.md").is_file() else None
+    requirements = [f"./{wheel.name}", f"gradio=={sdk_version}" if sdk_version else "gradio",
+                    *(line for _, line in _requirement_lines(source / "requirements.txt"))]
+    (folder / "requirements.txt").write_text("\n".join(requirements) + "\n", encoding="utf-8")
     problems = check_space(folder)
     if problems:
         raise SpaceError(f"Space {name} would not work standalone:\n  " + "\n  ".join(problems))
-    return SpaceBuildResult(name, folder, tuple(linked))
+    return SpaceBuildResult(name, folder, folder / wheel.name)
 
 
-def _relative_imports(path: Path) -> set[str]:
-    return {n.module for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-            if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module}
-
-
-def _project_import(node: ast.AST) -> str | None:
-    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-        names = [node.module]
-    elif isinstance(node, ast.Import):
-        names = [a.name for a in node.names]
-    else:
-        return None
-    return next((n for n in names if n.split(".")[0] in PROJECT_PACKAGES), None)
-
-
-def _requirement_names(path: Path) -> set[str]:
-    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
-    return {re.split(r"[\[<>=!~ ;@]", line.strip(), maxsplit=1)[0].lower().replace("_", "-")
-            for line in lines if line.strip() and not line.strip().startswith("#")}
+def _wheel_dependencies(wheel: Path) -> set[str]:
+    """The distributions a wheel requires (its METADATA's Requires-Dist, extras left out)."""
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        requires = email.message_from_bytes(archive.read(metadata)).get_all("Requires-Dist") or []
+    return {_name(r) for r in requires if "extra" not in r.partition(";")[2]}
 
 
 def _third_party_imports(folder: Path) -> set[str]:
@@ -132,20 +183,17 @@ def _third_party_imports(folder: Path) -> set[str]:
                 tops |= {a.name.split(".")[0] for a in node.names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 tops.add(node.module.split(".")[0])
-    return {t for t in tops - local - {"__future__", "gradio"} if t not in sys.stdlib_module_names}
+    return {t for t in tops - local - {"__future__"} if t not in sys.stdlib_module_names}
 
 
 def check_space(folder: Path) -> list[str]:
     """Problems that would stop ``folder`` from working as a metric Space (empty = fine)."""
-    from huggingface_hub import RepoCard
-
     folder = Path(folder)
     name = folder.name
-    problems = [f"{folder}/{f} is missing" for f in (f"{name}.py", "README.md", "app.py", "requirements.txt")
-                if not (folder / f).is_file()]
+    problems = [f"{folder}/{f} is missing" for f in space_files(name) if not (folder / f).is_file()]
     if problems:
         return problems
-    meta = RepoCard.load(folder / "README.md").data.to_dict()
+    meta = _card(folder)
     problems += [f"README.md: Space YAML needs {key}: {value}" for key, value in SPACE_YAML.items()
                  if meta.get(key) != value]
     problems += [f"README.md: Space YAML needs {key}" for key in ("title", "sdk_version", "description")
@@ -154,38 +202,36 @@ def check_space(folder: Path) -> list[str]:
         problems.append(f"README.md: tags must include {sorted(SPACE_TAGS)}")
     if f'with_name("{name}.py")' not in (folder / "app.py").read_text(encoding="utf-8"):
         problems.append(f'app.py: must launch its own module, Path(__file__).with_name("{name}.py")')
-    main_imports = _relative_imports(folder / f"{name}.py")
     for path in sorted(folder.glob("*.py")):
-        text = path.read_text(encoding="utf-8")
-        for node in ast.walk(ast.parse(text)):
-            if (module := _project_import(node)) is not None:
-                problems.append(f"{path.name}:{node.lineno}: imports {module}, which a Space lacks")
-        for line_no, line in enumerate(text.splitlines(), 1):
+        for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if re.match(r"^\s*import\s+\w+(\.\w+)*\s*,", line):
                 problems.append(f"{path.name}:{line_no}: one import per line (evaluate's scanner)")
-            if re.match(r"^from\s+\.\w+\s+import\s+[^#]*#", line):
-                problems.append(f"{path.name}:{line_no}: no comment after a relative import "
-                                "(evaluate's scanner reads it as a '# From: URL')")
-        for stem in _relative_imports(path):
-            if not (folder / f"{stem}.py").is_file():
-                problems.append(f"{path.name}: imports .{stem}, but {stem}.py is not in the Space")
-            elif stem not in main_imports:
-                problems.append(f"{path.name}: imports .{stem}, which {name}.py does not import "
-                                f"(evaluate.load copies only what {name}.py imports)")
-    listed = _requirement_names(folder / "requirements.txt")
-    problems += [f"requirements.txt: lacks {t} (imported)" for t in sorted(_third_party_imports(folder))
-                 if t not in listed]
+    covered, gradio = set(), None
+    for n, line in _requirement_lines(folder / "requirements.txt"):
+        if line.endswith(".whl"):
+            wheel = folder / line
+            if Path(line).is_absolute() or wheel.resolve().parent != folder.resolve() or not wheel.is_file():
+                problems.append(f"requirements.txt:{n}: names {line}, which is not a file in the Space "
+                                "(the wheel goes beside requirements.txt, named ./<file>.whl)")
+                continue
+            covered |= {_name(wheel.name.split("-")[0])} | _wheel_dependencies(wheel)
+        else:
+            covered.add(_name(line))
+            gradio = line if _name(line) == "gradio" else gradio
+    if meta.get("sdk_version") and gradio != f"gradio=={meta['sdk_version']}":
+        problems.append(f"requirements.txt: must pin gradio=={meta['sdk_version']} (the card's sdk_version), "
+                        f"not {gradio or 'nothing'}")
+    problems += [f"requirements.txt: lacks {t} (imported, and no listed wheel requires it)"
+                 for t in sorted(_third_party_imports(folder)) if _name(t) not in covered]
     return problems
 
 
-def space_example(folder: Path) -> tuple[dict, dict]:
-    """(EXAMPLE, OPTIONS) literals of a Space's app.py: the inputs its form is prefilled with."""
-    values = {}
+def space_example(folder: Path) -> dict[str, dict]:
+    """The ``EXAMPLES`` literal of a Space's app.py: per config, ``{"inputs": ..., "options": ...}``."""
     for node in ast.parse((Path(folder) / "app.py").read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            if node.targets[0].id in ("EXAMPLE", "OPTIONS"):
-                values[node.targets[0].id] = ast.literal_eval(node.value)
-    return values.get("EXAMPLE", {}), values.get("OPTIONS", {})
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["EXAMPLES"]:
+            return ast.literal_eval(node.value)
+    raise SpaceError(f"{folder}/app.py: no EXAMPLES literal (per config, the inputs and options of the form)")
 
 
 def _free_port() -> int:
@@ -195,7 +241,8 @@ def _free_port() -> int:
 
 
 class SpaceServer:
-    """A built Space's ``app.py`` running in a subprocess on 127.0.0.1, this project unimportable.
+    """A built Space's ``app.py`` running in a subprocess on 127.0.0.1, started with ``python``
+    (default: this interpreter; a fresh venv's python checks what the Space installs alone).
 
     Use as a context manager; ``client`` is a ``gradio_client.Client`` connected to it. The app is
     asked for a free port, and the client connects to the URL the app prints that it runs on
@@ -203,23 +250,26 @@ class SpaceServer:
     started side by side may not be where they were asked to be).
     """
 
-    def __init__(self, folder: Path, timeout: float = 60.0):
+    def __init__(self, folder: Path, timeout: float = 60.0, python: Path | str | None = None):
         self.folder, self.timeout = Path(folder), timeout
+        self.python = str(python or sys.executable)
 
-    def __enter__(self) -> "SpaceServer":
+    def __enter__(self) -> SpaceServer:
         from gradio_client import Client
 
         asked = _free_port()
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
+        self.modules = tempfile.TemporaryDirectory(prefix="space-modules-")
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP", "VIRTUAL_ENV")}
         env.update(GRADIO_SERVER_NAME="127.0.0.1", GRADIO_SERVER_PORT=str(asked),
                    GRADIO_ANALYTICS_ENABLED="False", HF_HUB_OFFLINE="1", HF_EVALUATE_OFFLINE="1",
-                   HF_MODULES_CACHE=tempfile.mkdtemp(prefix="space-modules-"), PYTHONUNBUFFERED="1")
+                   HF_MODULES_CACHE=self.modules.name, PYTHONUNBUFFERED="1")
         self.log = tempfile.TemporaryFile(mode="a+b")  # the app appends whatever we last read
-        self.process = subprocess.Popen([sys.executable, "-s", "-c", ISOLATED_RUNNER, "app.py"],
-                                        cwd=self.folder, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen([self.python, "-s", "app.py"], cwd=self.folder, env=env,
+                                        stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + self.timeout
         while not (running := re.search(r"Running on local URL: +(http://127\.0\.0\.1:(\d+))", self.output())):
             if self.process.poll() is not None:
+                self.__exit__()
                 raise RuntimeError(f"{self.folder}/app.py exited ({self.process.returncode}):\n{self.output()}")
             if time.monotonic() > deadline:
                 self.__exit__()
@@ -229,11 +279,25 @@ class SpaceServer:
         self.client = Client(self.url, verbose=False)
         return self
 
-    def compute(self, inputs: dict, options: dict | None = None, names=None) -> dict:
-        """The page's answer to ``inputs`` (one JSON text per field, in the form's order)."""
-        names = list(names or inputs)
-        texts = [json.dumps(inputs[n]) if n in inputs else "" for n in names]
-        return self.client.predict(*texts, json.dumps(options or {}), api_name="/compute")
+    def parameters(self, config: str | None = None) -> list[str]:
+        """The API parameter names of ``config``'s endpoint (default: the first config's)."""
+        api = self._api(config)
+        endpoint = self.client.view_api(print_info=False, return_format="dict")["named_endpoints"][api]
+        return [p["parameter_name"] for p in endpoint["parameters"]]
+
+    def compute(self, inputs: dict, options: dict | None = None, config: str | None = None) -> dict:
+        """The page's answer to ``inputs`` on ``config``'s form, each as a JSON text by name; an
+        input not given is sent as an empty field (not the form's prefilled example)."""
+        names = [p for p in self.parameters(config) if p != OPTIONS]
+        unknown = sorted(set(inputs) - set(names))
+        if unknown:
+            raise ValueError(f"{self.folder.name}: no input {unknown} on {self._api(config)} (it has {names})")
+        texts = {n: json.dumps(inputs[n]) if n in inputs else "" for n in names}
+        return self.client.predict(**texts, **{OPTIONS: json.dumps(options or {})}, api_name=self._api(config))
+
+    def _api(self, config: str | None) -> str:
+        configs = space_example(self.folder)
+        return "/" + api_name(config or next(iter(configs)), configs)
 
     def output(self) -> str:
         self.log.seek(0)
@@ -245,47 +309,52 @@ class SpaceServer:
             self.process.wait(10)
         except subprocess.TimeoutExpired:
             self.process.kill()
+            self.process.wait()
+        self.modules.cleanup()
 
 
-def verify_space(space_dir: Path) -> str:
-    """Start the built Space's app, send its example, compare with ``evaluate.load(...).compute``.
+def answers_like_evaluate(server: SpaceServer) -> list[str]:
+    """The running Space's answer to the example of each config vs ``evaluate.load(...).compute``
+    here on its module file: the configs that differ (empty = every answer equal)."""
+    import evaluate
+
+    module = str(server.folder / f"{server.folder.name}.py")
+    problems = []
+    for config, example in space_example(server.folder).items():
+        options = example.get("options") or {}
+        loaded = evaluate.load(module, None if config == "default" else config)
+        expected = loaded.compute(**example["inputs"], **options)
+        answer = server.compute(example["inputs"], options, config)
+        if json.loads(json.dumps(answer)) != json.loads(json.dumps(expected)):
+            problems.append(f"{config}: the Space answered {answer} but evaluate.load(...).compute gives {expected}")
+    return problems
+
+
+def verify_space(space_dir: Path, python: Path | str | None = None) -> str:
+    """Start the built Space's app (with ``python``, default this interpreter), send the example
+    of each config and compare with ``evaluate.load(...).compute`` here.
 
     Returns a one-line verdict; raises SpaceError when the Space fails or answers differently, or
-    when gradio / gradio_client is not installed (``pip install '.[spaces]'``).
+    when gradio / gradio_client is not installed here (``pip install '.[spaces]'``).
     """
     space_dir = Path(space_dir)
     problems = check_space(space_dir)
     if problems:
         raise SpaceError(f"{space_dir}: " + "; ".join(problems))
     try:
-        import gradio  # noqa: F401
+        if python is None:
+            import gradio  # noqa: F401
         import gradio_client  # noqa: F401
     except ImportError as err:
         raise SpaceError(f"{space_dir}: cannot start the Space: {err.name} is not installed "
                          "(pip install '.[spaces]')") from None
-    import evaluate
-
-    example, options = space_example(space_dir)
-    expected = evaluate.load(str(space_dir / f"{space_dir.name}.py")).compute(**example, **options)
-    with SpaceServer(space_dir) as server:
-        answer = server.compute(example, options)
-    if json.loads(json.dumps(answer)) != json.loads(json.dumps(expected)):
-        raise SpaceError(f"{space_dir}: the Space answered {answer} but evaluate.load(...).compute gives {expected}")
-    return f"{space_dir.name}: the Space's app answered its example as evaluate.load(...).compute does"
-
-
-def main(argv=None) -> int:
-    """``python -m publishing.spaces NAME``: build the Space into build/hub/spaces/NAME and serve it."""
-    import argparse
-
-    parser = argparse.ArgumentParser(description="Build a metric Space and serve it on 127.0.0.1:7860.")
-    parser.add_argument("name", choices=metric_names())
-    parser.add_argument("--out", type=Path, default=Path("build/hub"))
-    args = parser.parse_args(argv)
-    folder = build_space(args.name, args.out).folder
-    print(f"built {folder}; serving http://127.0.0.1:7860 (Ctrl-C stops)", flush=True)
-    return subprocess.call([sys.executable, "app.py"], cwd=folder)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        with SpaceServer(space_dir, timeout=120, python=python) as server:
+            problems = answers_like_evaluate(server)
+    except Exception as err:  # the app did not start, or its page failed: a verdict, not a crash
+        raise SpaceError(f"{space_dir}: {type(err).__name__}: {err}") from None
+    if problems:
+        raise SpaceError(f"{space_dir}: " + "; ".join(problems))
+    configs = ", ".join(space_example(space_dir))
+    return (f"{space_dir.name}: the Space's app answered the example of each config ({configs}) "
+            "as evaluate.load(...).compute does")

@@ -8,7 +8,6 @@ import pyarrow as pa
 from semrel.metrics.agreement import annotator_agreement
 from semrel.metrics.arrow_columns import numbers
 from semrel.metrics.arrow_columns import sorted_codes
-from semrel.metrics.correlation import correlate
 
 _CITATION = """\
 @article{sido2021czech,
@@ -47,7 +46,8 @@ Returns:
     n_ratings, n_repeats.
 Examples:
     >>> import evaluate
-    >>> metric = evaluate.load("metrics/annotator_agreement")
+    >>> from semrel.metrics import module_path
+    >>> metric = evaluate.load(module_path("annotator_agreement"))
     >>> out = metric.compute(items=["a", "a", "b", "b", "c", "c"],
     ...                      annotators=["x", "y", "x", "y", "x", "y"],
     ...                      ratings=[1, 2, 4, 4, 5, 6])

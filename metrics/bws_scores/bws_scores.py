@@ -3,13 +3,11 @@
 import datasets
 import evaluate
 
-from semrel.metrics.arrow_columns import sorted_codes
 from semrel.metrics.bws.arrow_input import annotations_from_arrow
 from semrel.metrics.citations import ABDALLA_2023
 from semrel.metrics.citations import KIRITCHENKO_MOHAMMAD_2016
 from semrel.metrics.citations import KIRITCHENKO_MOHAMMAD_2017
 from semrel.metrics.bws.counting import bws_counting_scores
-from semrel.metrics.errors import DataValidationError
 
 _CITATION = KIRITCHENKO_MOHAMMAD_2016 + KIRITCHENKO_MOHAMMAD_2017 + ABDALLA_2023
 
@@ -35,7 +33,8 @@ Returns:
     n_annotations: annotations used; n_skipped: rows skipped.
 Examples:
     >>> import evaluate
-    >>> bws = evaluate.load("metrics/bws_scores")
+    >>> from semrel.metrics import module_path
+    >>> bws = evaluate.load(module_path("bws_scores"))
     >>> r = bws.compute(tuples=[["a", "b", "c", "d"], ["a", "b", "c", "e"]], best=["a", "b"], worst=["d", "a"])
     >>> r["items"], r["score"]
     (['a', 'b', 'c', 'd', 'e'], [0.0, 0.5, 0.0, -1.0, 0.0])

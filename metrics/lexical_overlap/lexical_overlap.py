@@ -3,7 +3,6 @@
 import datasets
 import evaluate
 
-from semrel.metrics.correlation import correlate
 from semrel.metrics.overlap import dice_correlation
 
 _CITATION = """\
@@ -28,7 +27,9 @@ Args:
 Returns:
     spearman (float), pearson (float), n (int)
 Examples:
-    >>> metric = evaluate.load("metrics/lexical_overlap")
+    >>> import evaluate
+    >>> from semrel.metrics import module_path
+    >>> metric = evaluate.load(module_path("lexical_overlap"))
     >>> r = metric.compute(sentence1=["a cat sat", "dogs bark", "a b"], sentence2=["a cat ran", "birds sing", "a b"], references=[0.6, 0.1, 1.0])
     >>> round(r["spearman"], 2)
     1.0

@@ -23,8 +23,8 @@ averaged over items. With predictions, also the model's MSE against the item mea
 _KWARGS_DESCRIPTION = """
 Args:
     annotations (`list` of `list` of `float`): the individual annotations of each item (ragged).
-    predictions (`list` of `float` or `None`): a model's score per item, on the annotation scale;
-        None for every item gives the bound alone.
+    predictions (`list` of `float`, optional): a model's score per item, on the annotation scale;
+        left out (or None for every item), the result is the bound alone.
     model (`str`): "t" (default, the paper's) or "normal".
     on_invalid (`str`): "raise" (default) or "omit" items with too few annotations (counted).
 Returns:
@@ -32,11 +32,12 @@ Returns:
     with predictions also mse and excess_mse (= mse − mse_lower_bound).
 Examples:
     >>> import evaluate
-    >>> metric = evaluate.load("metrics/mse_lower_bound")
+    >>> from semrel.metrics import module_path
+    >>> metric = evaluate.load(module_path("mse_lower_bound"))
     >>> out = metric.compute(annotations=[[1, 2, 2, 3], [0, 0, 1, 1]], predictions=[2.0, 0.5])
     >>> out["mse_lower_bound"], out["mse"], out["n_items"]
     (0.375, 0.0, 2)
-    >>> metric.compute(annotations=[[1, 2, 2, 3], [0, 0, 1, 1]], predictions=[None, None])["mse_lower_bound"]
+    >>> metric.compute(annotations=[[1, 2, 2, 3], [0, 0, 1, 1]])["mse_lower_bound"]
     0.375
 """
 
@@ -48,14 +49,23 @@ class MseLowerBound(evaluate.Metric):
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            # predictions is nullable: None for every item gives the bound alone (evaluate has no
-            # optional inputs: an input left out entirely fails inside evaluate's add_batch)
+            # predictions is nullable: None for every item stands for "left out" (see add_batch)
             features=datasets.Features({"annotations": datasets.List(datasets.Value("float64")),
                                         "predictions": datasets.Value("float64")}),
             reference_urls=["https://arxiv.org/abs/2108.08708"],
         )
 
-    def _compute(self, annotations, predictions, model="t", on_invalid="raise"):
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """As evaluate's, with ``predictions`` optional: left out, it is None for every item.
+
+        evaluate has no optional inputs: ``compute`` fills an input left out with None and its
+        ``add_batch`` then fails (``object of type 'NoneType' has no len()``).
+        """
+        if predictions is None and kwargs.get("annotations") is not None:
+            predictions = [None] * len(kwargs["annotations"])
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def _compute(self, annotations, predictions=None, model="t", on_invalid="raise"):
         result = mse_lower_bound(annotations, predictions, model=model, on_invalid=on_invalid)
         out = {"mse_lower_bound": result.bound, "rmse_lower_bound": result.rmse_bound,
                "n_items": result.n_items, "n_skipped": result.n_skipped, "model": result.model}

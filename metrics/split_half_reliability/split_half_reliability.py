@@ -13,13 +13,10 @@ from semrel.metrics.bws.arrow_input import annotations_from_arrow
 from semrel.metrics.citations import ABDALLA_2023
 from semrel.metrics.citations import CRONBACH_1951
 from semrel.metrics.citations import KIRITCHENKO_MOHAMMAD_2017
-from semrel.metrics.bws.counting import tally
 from semrel.metrics.errors import DataValidationError
-from semrel.metrics.split_half.halves import layout
 from semrel.metrics.split_half.split_half import DEFAULT_SEED
 from semrel.metrics.split_half.split_half import split_half_bws
 from semrel.metrics.split_half.split_half import split_half_ratings
-from semrel.metrics.split_half.trialwise import masked_pearson
 
 _CITATION = KIRITCHENKO_MOHAMMAD_2017 + ABDALLA_2023 + CRONBACH_1951
 
@@ -49,12 +46,13 @@ Returns:
     unless spearman_brown), n_items, n_items_both_mean, n_items_both_min, n_skipped.
 Examples:
     >>> import evaluate
-    >>> shr = evaluate.load("metrics/split_half_reliability")
+    >>> from semrel.metrics import module_path
+    >>> shr = evaluate.load(module_path("split_half_reliability"))
     >>> tuples = [["a", "b", "c", "d"]] * 4 + [["a", "b", "c", "e"]] * 4
     >>> r = shr.compute(tuples=tuples, best=["a"] * 8, worst=["d", "c", "d", "d", "e", "e", "c", "e"], trials=100, seed=0)
     >>> r["n_items"], r["spearman"] > 0.5
     (5, True)
-    >>> ratings = evaluate.load("metrics/split_half_reliability", "ratings")
+    >>> ratings = evaluate.load(module_path("split_half_reliability"), "ratings")
     >>> r = ratings.compute(items=["x", "x", "y", "y", "z", "z"], ratings=[1, 2, 3, 4, 5, 5], trials=10, seed=0)
     >>> r["n_items"]
     3
@@ -87,13 +85,15 @@ class SplitHalfReliability(evaluate.Measurement):
         info.format = "arrow"  # Arrow columns, coded in Arrow: no Python object per cell
         return info
 
-    def _compute(self, tuples=None, best=None, worst=None, items=None, ratings=None, trials=1000, seed=DEFAULT_SEED,
-                 spearman_brown=False, on_invalid="raise", choice="item", missing="omit"):
+    def _compute(self, trials=1000, seed=DEFAULT_SEED, spearman_brown=False, on_invalid="raise", choice="item",
+                 missing="omit", **columns):
+        # columns: the config's inputs (tuples, best, worst | items, ratings), all required
         if self.config_name == "ratings":
-            r = _split_half_ratings(items, ratings, trials=trials, seed=seed, spearman_brown=spearman_brown,
-                                    on_invalid=on_invalid)
+            r = _split_half_ratings(columns["items"], columns["ratings"], trials=trials, seed=seed,
+                                    spearman_brown=spearman_brown, on_invalid=on_invalid)
         else:
-            annotations = annotations_from_arrow(tuples, best, worst, choice=choice, on_invalid=on_invalid)
+            annotations = annotations_from_arrow(columns["tuples"], columns["best"], columns["worst"],
+                                                 choice=choice, on_invalid=on_invalid)
             r = split_half_bws(annotations, trials=trials, seed=seed, missing=missing,
                                spearman_brown=spearman_brown)
         return {"spearman": r.spearman, "spearman_std": r.spearman_std, "pearson": r.pearson,

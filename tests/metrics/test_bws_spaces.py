@@ -2,7 +2,6 @@
 
 import doctest
 import importlib
-from pathlib import Path
 
 import pytest
 
@@ -13,21 +12,32 @@ CARD_SECTIONS = ["## Metric Description", "## How to Use", "### Inputs", "### Ou
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_metric_folder_is_a_space_and_its_examples_run(name, monkeypatch):
+def test_metric_folder_is_a_space_and_its_examples_run(name, tmp_path, monkeypatch):
     folder = REPO / "metrics" / name
-    assert {"README.md", "app.py", "requirements.txt", f"{name}.py"} <= {p.name for p in folder.iterdir()}
+    assert {p.name for p in folder.iterdir()} - {"__pycache__"} == {"README.md", "app.py", "requirements.txt",
+                                                                    f"{name}.py"}
     card = (folder / "README.md").read_text(encoding="utf-8")
     assert card.startswith("---\n")
     for line in ("sdk: gradio", "sdk_version: 6.31.0", "app_file: app.py", "- evaluate", "description:"):
         assert line in card
     missing = [s for s in CARD_SECTIONS if s not in card]
     assert not missing, f"{name}/README.md lacks {missing}"
-    assert "semrel" not in (folder / "requirements.txt").read_text()
-    monkeypatch.chdir(REPO)  # the examples load "metrics/<name>"
+    for how in ("pip install -r requirements.txt && python app.py", f'evaluate.load(module_path("{name}"))',
+                f'evaluate.load("<namespace>/{name}")'):
+        assert how in card, f"{name}/README.md does not say {how}"
+    assert 'evaluate.load("metrics/' not in card
+    # the build adds the wheel and the gradio pin; the folder's own file lists only other packages
+    packages = [line for line in (folder / "requirements.txt").read_text().splitlines()
+                if line.strip() and not line.startswith("#")]
+    assert packages == []
+    monkeypatch.chdir(tmp_path)  # the examples load the module from the installed package, not "metrics/<name>"
     import evaluate
 
-    module = evaluate.load(f"metrics/{name}")
-    examples = doctest.DocTestParser().get_doctest(module.inputs_description, {"evaluate": evaluate}, name, None, 0)
+    from semrel.metrics import module_path
+
+    module = evaluate.load(module_path(name))
+    assert 'evaluate.load("metrics/' not in module.inputs_description
+    examples = doctest.DocTestParser().get_doctest(module.inputs_description, {}, name, None, 0)
     assert examples.examples
     assert doctest.DocTestRunner().run(examples).failed == 0
 

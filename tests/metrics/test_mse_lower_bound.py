@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import evaluate
 import numpy as np
@@ -102,3 +101,22 @@ def test_evaluate_load_offline():
     assert metric.compute()["mse"] == 0.0
     assert "predictions" in metric.info.features  # declared, so a Space form shows it
 
+
+def test_predictions_are_optional_through_evaluate_load():
+    """Documented optional, so leaving predictions out gives the bound alone (evaluate itself has
+    no optional inputs: it used to fail with "object of type 'NoneType' has no len()")."""
+    metric = evaluate.load(str(REPO / "metrics" / "mse_lower_bound"))
+    annotations = [[1, 2, 2, 3], [0, 0, 1, 1], [3, 3, 4, 5, 5]]
+    alone = metric.compute(annotations=annotations, model="normal")
+    assert alone == {"mse_lower_bound": pytest.approx(mse_lower_bound(annotations, model="normal").bound),
+                     "rmse_lower_bound": pytest.approx(mse_lower_bound(annotations, model="normal").rmse_bound),
+                     "n_items": 3, "n_skipped": 0, "model": "normal"}
+    with_predictions = metric.compute(annotations=annotations, predictions=[2.0, 0.5, 4.0], model="normal")
+    assert with_predictions["mse"] == pytest.approx(mse_lower_bound(annotations, [2.0, 0.5, 4.0]).mse)
+    metric.add_batch(annotations=annotations[:2])  # batches without predictions
+    metric.add(annotations=annotations[2])
+    assert metric.compute(model="normal") == alone
+    with pytest.raises(ValueError, match="inputs are missing: \\['annotations'\\]"):
+        metric.compute(predictions=[1.0])
+    with pytest.raises(ValueError, match="prediction 1 is None: give a prediction for every item, or none"):
+        metric.compute(annotations=annotations, predictions=[1.0, None, 2.0])
