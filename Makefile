@@ -1,10 +1,11 @@
-# Quick start: `make build` (the main job) and `make test` (the tests); each sets itself up.
+# Quick start: `make build` (the main job) and `make test` (every test, what CI runs); each sets
+# itself up. While working: `make test-fast` (no test marked slow) and `make lint` (ruff).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 MIRROR ?= $(if $(SEMREL_MIRROR),$(SEMREL_MIRROR),$(wildcard ../shared/upstream))
 
-.PHONY: setup build test bench clean
+.PHONY: setup build test test-fast lint bench clean
 
 EXTRAS := dev,train,crowd,report,spaces
 
@@ -23,6 +24,12 @@ build: setup
 
 test: setup
 	$(BIN)/python -m pytest -q
+
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow"
+
+lint: setup
+	$(BIN)/ruff check .
 
 clean:
 	rm -rf build $(VENV)

@@ -132,7 +132,7 @@ def histograms(groups: Mapping[str, np.ndarray], path: Path, *, xlabel: str, tit
     nrows = int(np.ceil(n / ncols))
     fig = figure((3.2 * ncols, 2.6 * nrows))
     axes = fig.subplots(nrows, ncols, squeeze=False)
-    for ax, (name, values) in zip(axes.flat, groups.items()):
+    for ax, (name, values) in zip(axes.flat, groups.items(), strict=False):
         values = np.asarray(values, dtype=float)
         ax.hist(values[~np.isnan(values)], bins=bins, range=value_range, color="#4C72B0",
                 edgecolor="white")

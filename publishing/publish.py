@@ -61,7 +61,7 @@ class PublishError(RuntimeError):
 class PushFailed(PublishError):
     """The server failed mid-push: what was done, what failed, what was not attempted."""
 
-    def __init__(self, done: list["Pushed"], failed: "Artefact", pending: list["Artefact"],
+    def __init__(self, done: list[Pushed], failed: Artefact, pending: list[Artefact],
                  repo_id: str, cause: BaseException):
         self.done, self.failed, self.pending = done, failed, pending
         super().__init__(

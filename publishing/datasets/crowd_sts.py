@@ -184,10 +184,9 @@ def report_section(built, image_dir: Path, *, mirror=None, cache_dir=None) -> st
 
 def overview(built, *, mirror=None, cache_dir=None):
     """Size; inter-annotator agreement; the best offline measure's r with the pair means."""
-    from semrel.metrics.agreement import annotator_agreement
-
     from semrel.dataset_scripts.crowd_sts.paper import MEASURE_NAMES
     from semrel.dataset_scripts.crowd_sts.study import pair_measures
+    from semrel.metrics.agreement import annotator_agreement
 
     from ..report import Figure, Overview
 

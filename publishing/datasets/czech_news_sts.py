@@ -7,10 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from semrel.metrics.lower_bound import mse_lower_bound
-
 from semrel.dataset_scripts.czech_news_sts.builder import CITATION, FREE_ANNOTATIONS, SOURCE, USER_FILES
 from semrel.dataset_scripts.czech_news_sts.paper import PAPER_INTER, agreement_of
+from semrel.metrics.lower_bound import mse_lower_bound
 
 from ..cards import build_recipe, figure, histograms, markdown_table, save, split_statistics
 
@@ -33,12 +32,13 @@ def spread_plot(annotations: np.ndarray, path: Path) -> Path:
 def free_statistics(free) -> str:
     annotations = np.asarray(free["annotations"], dtype=float)
     scores = annotations.mean(axis=1)
-    pairs = Counter(zip(free["sentence1"], free["sentence2"]))
+    texts = list(zip(free["sentence1"], free["sentence2"], strict=True))
+    pairs = Counter(texts)
     agreement = agreement_of(annotations)
     rows = [
         ["pairs", f"{len(scores):,}"],
         ["annotations per pair", ", ".join(map(str, sorted(set(map(len, free["annotations"])))))],
-        ["pairs with sentence1 == sentence2", sum(a == b for a, b in zip(free["sentence1"], free["sentence2"]))],
+        ["pairs with sentence1 == sentence2", sum(a == b for a, b in texts)],
         ["repeated (sentence1, sentence2) pairs", sum(n - 1 for n in pairs.values() if n > 1)],
         ["invalid R1 scores (kept, flagged)", sum(not v for v in free["r1_score_valid"])],
         ["mean score (paper Table 2: 2.66)", float(scores.mean())],

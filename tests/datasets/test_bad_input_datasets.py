@@ -12,16 +12,15 @@ import csv
 import io
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from test_c_sts import HEADER, PASSWORD, ROWS, encrypt_with_openssl, write_csvs
 
+from project import FIXTURES, REPO
 from semrel.dataset_scripts import builder, load
 from semrel.dataset_scripts.crowd_sts.reading import read_annotation_file
 from semrel.dataset_scripts.errors import DataValidationError
 
-from project import FIXTURES, REPO
 CZECH_TRAIN = (FIXTURES / "czech_news_sts" / "user" / "train-raw.tsv").read_bytes()
 CROWD = FIXTURES / "crowd_sts" / "Toy_human.csv"
 BIG = "x" * (200 * 1024)  # over csv's default field limit of 128 KiB

@@ -4,13 +4,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from semrel.dataset_scripts.crowd_sts.filters import (disagreeable, drop_workers, flagged_by,
-                                               high_random, low_variance, reduce_labels,
-                                               run_filters, sentiment_disaligned,
-                                               sentiment_pairs, slow)
+from semrel.dataset_scripts.crowd_sts.filters import (
+    disagreeable,
+    drop_workers,
+    flagged_by,
+    high_random,
+    low_variance,
+    reduce_labels,
+    run_filters,
+    sentiment_disaligned,
+    sentiment_pairs,
+    slow,
+)
 from semrel.dataset_scripts.crowd_sts.study import combinations_of, filter_study, paper_key
-from semrel.dataset_scripts.crowd_sts.tables import (aggregate_pairs, holdout_mask, label_classes,
-                                              split_groups)
+from semrel.dataset_scripts.crowd_sts.tables import aggregate_pairs, holdout_mask, label_classes, split_groups
 
 
 def table(rows, texts=None):

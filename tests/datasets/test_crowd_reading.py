@@ -3,16 +3,20 @@
 import csv
 import hashlib
 import hmac
-from pathlib import Path
 
 import pytest
 
-from semrel.dataset_scripts.crowd_sts.reading import (DEFAULT_KEY, KEY_ENV, file_source, pseudonymise,
-                                               read_annotation_file, read_annotations,
-                                               read_worker_list)
-from semrel.dataset_scripts.errors import DataValidationError
-
 from project import FIXTURES as ALL_FIXTURES
+from semrel.dataset_scripts.crowd_sts.reading import (
+    DEFAULT_KEY,
+    KEY_ENV,
+    file_source,
+    pseudonymise,
+    read_annotation_file,
+    read_annotations,
+    read_worker_list,
+)
+from semrel.dataset_scripts.errors import DataValidationError
 
 FIXTURES = ALL_FIXTURES / "crowd_sts"
 RAW_IDS = {"AFAKEWORKER1", "AFAKEWORKER2", "AFAKEWORKER3"}

@@ -9,6 +9,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+from scripts import reproduce_crowd_sts
 from semrel.dataset_scripts import REGISTRY, builder, load
 from semrel.dataset_scripts.crowd_sts import FILTERED, SOURCES, CrowdSts
 from semrel.dataset_scripts.crowd_sts.filters import PAPER_NUMBER, run_filters
@@ -16,7 +17,6 @@ from semrel.dataset_scripts.crowd_sts.report import frame
 from semrel.dataset_scripts.crowd_sts.study import filter_study, flagged_sets, pair_measures
 from semrel.dataset_scripts.crowd_sts.tables import aggregate_pairs
 from semrel.publishing.export import build_dataset
-from scripts import reproduce_crowd_sts
 
 MTURK_ID = re.compile(r"\bA[A-Z0-9]{8,20}\b")
 

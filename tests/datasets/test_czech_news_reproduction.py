@@ -19,10 +19,10 @@ def test_reproduction_prints_table1_inter_row_and_bound(mirror, cache_dir, capsy
 def test_reproduction_with_user_dep_file(mirror, tmp_path, capsys):
     free_rows = (mirror / "czech-news-sts" / "free-test.tsv").read_text(encoding="utf-8").splitlines()
     lines = []
-    for row, annotations in ((0, "4,4,5,4"), (1, "0,1,1,2")):
+    for row, labels in ((0, "4,4,5,4"), (1, "0,1,1,2")):
         s1, s2, _, _, r1 = free_rows[row].split("\t")
-        mean = sum(map(int, annotations.split(","))) / 4
-        lines.append(f"<sent>{s1}</sent>\t{s2}\t{mean}\t{annotations}\t{r1}\n")
+        mean = sum(map(int, labels.split(","))) / 4
+        lines.append(f"<sent>{s1}</sent>\t{s2}\t{mean}\t{labels}\t{r1}\n")
     (tmp_path / "dep-test.tsv").write_text("".join(lines), encoding="utf-8")
     main(["--mirror", str(mirror), "--data-dir", str(tmp_path), "--cache-dir", str(tmp_path / "c")])
     out = capsys.readouterr().out

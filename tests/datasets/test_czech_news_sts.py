@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from project import REPO
 from semrel.dataset_scripts import load
 from semrel.dataset_scripts.czech_news_sts import USER_FILES
 from semrel.dataset_scripts.czech_news_sts.formats import read_dep, read_test, read_train
 from semrel.dataset_scripts.czech_news_sts.significance import context_shift_ttest
 from semrel.dataset_scripts.errors import DataValidationError
 
-from project import REPO
 FIXTURES = REPO / "tests" / "fixtures" / "czech_news_sts"
 # dep-test fixture: free row -> its context-dependent annotations (rows 1-3 shift strongly;
 # row 6 has one annotation, too few for the t-test). Means are written rounded to 2 decimals.
@@ -79,7 +79,7 @@ def test_free_parses_quotes_and_crlf(free):
     texts = list(free["sentence1"]) + list(free["sentence2"])
     assert sum('"' in t for t in texts) > 0
     assert not any(("\r" in t) or ("\t" in t) or ("\n" in t) for t in texts)
-    assert sum(a == b for a, b in zip(free["sentence1"], free["sentence2"])) == 127
+    assert sum(a == b for a, b in zip(free["sentence1"], free["sentence2"], strict=True)) == 127
     assert set(Counter(free["sentence2"]).values()) == {3}
 
 
@@ -151,7 +151,7 @@ def test_shift_ttest_matches_scipy_and_handles_constant_samples():
     free = [rng.integers(0, 7, 9).tolist() for _ in range(50)]
     dep = [rng.integers(0, 7, int(rng.integers(2, 10))).tolist() for _ in range(50)]
     ours = context_shift_ttest(free, dep)
-    ref = [stats.ttest_ind(a, b) for a, b in zip(free, dep)]
+    ref = [stats.ttest_ind(a, b) for a, b in zip(free, dep, strict=True)]
     np.testing.assert_allclose(ours.pvalue, [r.pvalue for r in ref], rtol=1e-10)
     np.testing.assert_allclose(ours.statistic, [r.statistic for r in ref], rtol=1e-10)
     const = context_shift_ttest([[2, 2, 2], [0, 0]], [[2, 2], [6, 6, 6]])
@@ -191,7 +191,7 @@ read_free = partial(read_test, n_annotations=9)
 ])
 def test_bad_rows_name_file_row_and_rule_or_are_omitted_and_counted(reader, good, line, rule, tmp_path):
     path = tmp_path / "input.tsv"
-    path.write_bytes(f"{good}\r\n{line}\r\n{good}\r\n".encode("utf-8"))
+    path.write_bytes(f"{good}\r\n{line}\r\n{good}\r\n".encode())
     with pytest.raises(DataValidationError, match=rule) as err:
         reader(path)
     assert (err.value.file, err.value.row) == (str(path), 2)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from project import REPO
+
 HEAVY = ("torch", "matplotlib", "sacrebleu", "sentence_transformers", "transformers",
          "vaderSentiment", "rouge_score")
 

@@ -33,11 +33,11 @@ def test_folds_partition_and_balance():
 
 def test_folds_do_not_depend_on_row_order():
     ids, strata = _data()
-    reference = dict(zip(ids, stratified_folds(ids, strata, 5)))
+    reference = dict(zip(ids, stratified_folds(ids, strata, 5), strict=True))
     order = list(range(len(ids)))
     random.Random(42).shuffle(order)
     shuffled = stratified_folds([ids[i] for i in order], [strata[i] for i in order], 5)
-    assert {ids[i]: f for i, f in zip(order, shuffled)} == reference
+    assert {ids[i]: f for i, f in zip(order, shuffled, strict=True)} == reference
 
 
 def test_salt_changes_assignment_and_duplicates_are_refused():

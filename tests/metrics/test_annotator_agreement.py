@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import evaluate
 import krippendorff
 import numpy as np
 import pytest
 from scipy import stats
 
-from semrel.metrics.agreement import (annotator_agreement,
-                                                   intra_annotator_agreement,
-                                                   krippendorff_alpha_interval)
-
 from project import REPO
+from semrel.metrics.agreement import annotator_agreement, intra_annotator_agreement, krippendorff_alpha_interval
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", reliability data with
 # missing values: observers A-D (rows) x units 1-12 (columns); published interval alpha = 0.849.

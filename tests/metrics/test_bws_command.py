@@ -7,14 +7,13 @@ import io
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from project import REPO
 from semrel.metrics.bws.counting import bws_counting_scores
 from semrel.metrics.bws.readers import read_semeval_2024
 
-from project import REPO
 NRC = "Item1,Item2,Item3,Item4,BestItem,WorstItem\na,b,c,d,a,d\na,b,c,e,b,a\nb,c,d,e,b,e\n"
 
 
@@ -78,10 +77,10 @@ def test_mistakes_are_answered_in_two_lines_with_exit_2(nrc, tmp_path, args, wor
 
 
 def test_the_command_imports_no_torch_pandas_or_scipy(nrc):
-    code = ("import sys, runpy; sys.argv = ['x', 'bws', 'score', %r]\n"
+    code = (f"import sys, runpy; sys.argv = ['x', 'bws', 'score', {str(nrc)!r}]\n"
             "try: runpy.run_module('semrel', run_name='__main__')\n"
             "except SystemExit: pass\n"
-            "print(sorted(m for m in ('torch', 'pandas', 'scipy') if m in sys.modules))") % str(nrc)
+            "print(sorted(m for m in ('torch', 'pandas', 'scipy') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
                           env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr

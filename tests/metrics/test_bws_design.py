@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from semrel.metrics.bws.design import generate_tuples
-from semrel.metrics.bws.design import pair_count_std
+from semrel.metrics.bws.design import generate_tuples, pair_count_std
 
 
 @pytest.mark.parametrize("n_items, k, factor", [(5, 4, 2.0), (13, 4, 1.5), (50, 4, 2.0), (101, 5, 2.0), (7, 2, 3.0)])

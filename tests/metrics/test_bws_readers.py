@@ -5,12 +5,10 @@ import csv
 import numpy as np
 import pytest
 
-from semrel.metrics.errors import DataValidationError
 from semrel.metrics.bws.counting import bws_counting_scores
-from semrel.metrics.bws.readers import JUNK
-from semrel.metrics.bws.readers import UNREADABLE
-from semrel.metrics.bws.readers import read_nrc
-from semrel.metrics.bws.readers import read_semeval_2024
+from semrel.metrics.bws.readers import JUNK, UNREADABLE, read_nrc, read_semeval_2024
+from semrel.metrics.errors import DataValidationError
+
 
 @pytest.fixture
 def semeval(mirror):
@@ -105,7 +103,7 @@ def test_semeval_scores_equal_reference_counting(semeval):
     ann = read_semeval_2024(semeval / "arq_bws.csv", on_invalid="omit")
     r = bws_counting_scores(ann)
     seen, net = {}, {}
-    for row, b, w in zip(ann.items[ann.tuples].tolist(), ann.items[ann.best], ann.items[ann.worst]):
+    for row, b, w in zip(ann.items[ann.tuples].tolist(), ann.items[ann.best], ann.items[ann.worst], strict=True):
         for item in row:
             seen[item] = seen.get(item, 0) + 1
         net[b], net[w] = net.get(b, 0) + 1, net.get(w, 0) - 1

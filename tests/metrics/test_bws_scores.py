@@ -1,22 +1,18 @@
 """Counting scores of Best-Worst Scaling: formula, reference equality, bad input, evaluate adapter."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from semrel.metrics.errors import DataValidationError
-from semrel.metrics.bws.counting import RULES
-from semrel.metrics.bws.counting import bws_counting_scores
-from semrel.metrics.bws.counting import encode_annotations
-
 from project import REPO
+from semrel.metrics.bws.counting import RULES, bws_counting_scores, encode_annotations
+from semrel.metrics.errors import DataValidationError
 
 
 def reference_counting(tuples, best, worst):
     """get-scores-from-BWS-annotations-counting.pl as described: one dict update per cell."""
     seen, n_best, n_worst = {}, {}, {}
-    for row, b, w in zip(tuples, best, worst):
+    for row, b, w in zip(tuples, best, worst, strict=True):
         for item in row:
             seen[item] = seen.get(item, 0) + 1
         n_best[b] = n_best.get(b, 0) + 1
@@ -137,7 +133,8 @@ def test_evaluate_module(monkeypatch):
 
     bws = evaluate.load("metrics/bws_scores")
     tuples, best, worst, _ = simulated(n_items=30, n_tuples=40)
-    r = bws.compute(tuples=tuples.astype(str).tolist(), best=best.astype(str).tolist(), worst=worst.astype(str).tolist())
+    r = bws.compute(tuples=tuples.astype(str).tolist(), best=best.astype(str).tolist(),
+                    worst=worst.astype(str).tolist())
     direct = bws_counting_scores(tuples.astype(str), best.astype(str), worst.astype(str))
     assert r["items"] == direct.items.tolist() and r["score"] == direct.score.tolist()
     as_ints = bws.compute(tuples=tuples.tolist(), best=best.tolist(), worst=worst.tolist())

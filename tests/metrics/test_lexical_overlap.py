@@ -2,8 +2,8 @@ import evaluate
 import numpy as np
 import pytest
 
-from semrel.metrics.overlap import dice, unigrams
 from scripts.reproduce_str_dice import fold_correlations
+from semrel.metrics.overlap import dice, unigrams
 
 
 def test_dice_hand_computed():

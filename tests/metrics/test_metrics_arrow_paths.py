@@ -1,25 +1,21 @@
 """The evaluate paths code Arrow columns instead of Python lists (issue 14: memory at 5M rows):
 same numbers as the plain functions on real files, same errors in the user's own ids."""
 
-from pathlib import Path
 
 import evaluate
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from project import REPO
 
+from project import REPO
 from semrel.metrics.agreement import annotator_agreement
 from semrel.metrics.arrow_columns import sorted_codes
 from semrel.metrics.bws.arrow_input import annotations_from_arrow
-from semrel.metrics.bws.counting import bws_counting_scores
-from semrel.metrics.bws.counting import encode_annotations
+from semrel.metrics.bws.counting import bws_counting_scores, encode_annotations
 from semrel.metrics.bws.readers import read_semeval_2024
 from semrel.metrics.errors import DataValidationError
-from semrel.metrics.split_half.split_half import split_half_bws
-from semrel.metrics.split_half.split_half import split_half_ratings
-from semrel.metrics.split_half.split_half import tuple_groups
+from semrel.metrics.split_half.split_half import split_half_bws, split_half_ratings, tuple_groups
 
 METRICS = REPO / "metrics"
 
@@ -81,7 +77,8 @@ GOOD = ["a", "b", "c", "d"]
 @pytest.mark.parametrize("tuples, best, worst, choice, words", [
     ([GOOD, ["a", "b", "c", "a"]], ["a", "a"], ["b", "b"], "item",
      "row 2: item repeated within the tuple (tuple=['a', 'b', 'c', 'a']"),
-    ([GOOD, GOOD], ["a", "z"], ["b", "b"], "item", "row 2: best is not an item of the tuple (tuple=['a', 'b', 'c', 'd'], best='z'"),
+    ([GOOD, GOOD], ["a", "z"], ["b", "b"], "item",
+     "row 2: best is not an item of the tuple (tuple=['a', 'b', 'c', 'd'], best='z'"),
     ([GOOD, ["a", "", "c", "d"]], ["a", "a"], ["b", "c"], "item", "row 2: empty cell"),
     ([GOOD, ["a", None, "c", "d"]], ["a", "a"], ["b", "c"], "item", "row 2: empty cell"),
     ([GOOD, ["a", "b", "c"], GOOD], ["a", "a", "a"], ["b", "b", "b"], "item", "row 2: tuple size differs"),

@@ -1,23 +1,20 @@
 """Split-half reliability: against a slow reference, split properties, noise, seeds, ratings, real data."""
 
-from pathlib import Path
+
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import pearsonr
-from scipy.stats import spearmanr
+from scipy.stats import pearsonr, spearmanr
 
 import semrel.metrics.split_half.split_half as shr
-from semrel.metrics.errors import DataValidationError
+from project import REPO
 from semrel.metrics.bws.counting import bws_counting_scores
 from semrel.metrics.bws.readers import read_semeval_2024
-from semrel.metrics.split_half.halves import layout
-from semrel.metrics.split_half.halves import random_halves
-from semrel.metrics.split_half.split_half import split_half_bws
-from semrel.metrics.split_half.split_half import split_half_ratings
-
-from project import REPO
+from semrel.metrics.errors import DataValidationError
+from semrel.metrics.split_half.halves import layout, random_halves
+from semrel.metrics.split_half.split_half import split_half_bws, split_half_ratings
 
 
 def simulate_bws(n_items=60, n_tuples=120, per_tuple=4, noise=1.0, seed=0, repeats=None):
@@ -58,7 +55,7 @@ def test_bws_equals_slow_reference_per_trial(monkeypatch, missing):
     for t in range(12):
         a = bws_counting_scores(tuples[in_a[:, t]], best[in_a[:, t]], worst[in_a[:, t]])
         b = bws_counting_scores(tuples[~in_a[:, t]], best[~in_a[:, t]], worst[~in_a[:, t]])
-        score_a, score_b = dict(zip(a.items, a.score)), dict(zip(b.items, b.score))
+        score_a, score_b = dict(zip(a.items, a.score, strict=True)), dict(zip(b.items, b.score, strict=True))
         common = [i for i in a.items if i in score_b] if missing == "omit" else list(a.items)
         x, y = [score_a[i] for i in common], [score_b.get(i, 0.0) for i in common]
         assert result.n_items_both[t] == len(common)
@@ -93,7 +90,7 @@ def test_more_noise_lower_reliability():
         r = split_half_bws(*simulate_bws(n_items=200, n_tuples=400, noise=noise, seed=1), trials=60, seed=0)
         shr_by_noise.append(r.spearman)
     assert shr_by_noise[0] == 1.0  # noiseless annotators: both halves give identical scores
-    assert all(a > b for a, b in zip(shr_by_noise, shr_by_noise[1:]))
+    assert all(a > b for a, b in pairwise(shr_by_noise))
     assert shr_by_noise[-1] < 0.8
 
 

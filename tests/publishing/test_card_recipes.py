@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from fresh_env import fresh_venv, install
 from project import REPO
-
 from semrel import cli
 from semrel.dataset_scripts import REGISTRY
 from semrel.publishing import cards

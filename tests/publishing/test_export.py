@@ -10,12 +10,11 @@ import pyarrow.parquet as pq
 import pytest
 from huggingface_hub import DatasetCard
 
+from project import REPO
 from semrel import cli as upload
 from semrel.dataset_scripts import load
 from semrel.publishing.export import build_dataset, verify_folder
 from semrel.publishing.hub_vocabulary import check_card
-
-from project import REPO
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +46,7 @@ def test_exported_folder_loads_with_load_dataset(built, mirror, cache_dir):
         assert hub[split].to_list() == ref[split].to_list()
 
 
+@pytest.mark.slow
 def test_verify_passes_then_catches_a_tampered_file(built, mirror, cache_dir, tmp_path):
     assert verify_folder(built.folder, "str-2021", mirror=mirror, cache_dir=cache_dir) == []
     path = built.folder / "lodo-sts" / "test-00000-of-00001.parquet"
@@ -61,6 +61,7 @@ def test_verify_passes_then_catches_a_tampered_file(built, mirror, cache_dir, tm
         pq.write_table(table, path)
 
 
+@pytest.mark.slow
 def test_cli_build_prints_summary(mirror, cache_dir, tmp_path, capsys):
     assert upload.main(["build", "--only", "str-2021", "--mirror", str(mirror),
                         "--out", str(tmp_path), "--cache-dir", str(cache_dir)]) == 0
@@ -116,6 +117,7 @@ def _digests(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_failed_build_keeps_the_previous_output(mirror, cache_dir, tmp_path, capsys):
     out = tmp_path / "out"
     assert upload.main(["build", "--only", "str-2021", "--mirror", str(mirror), "--out", str(out),
@@ -135,6 +137,7 @@ def test_failed_build_keeps_the_previous_output(mirror, cache_dir, tmp_path, cap
     assert not [p for p in (out / "hub" / "datasets").iterdir() if p.name.startswith(".")]
 
 
+@pytest.mark.slow
 def test_concurrent_builds_into_one_folder_both_succeed(mirror, cache_dir, tmp_path):
     command = [sys.executable, str(REPO / "upload.py"), "build", "--only", "str-2021", "--mirror",
                str(mirror), "--out", str(tmp_path), "--cache-dir", str(cache_dir), "--no-report"]
@@ -148,10 +151,16 @@ def test_concurrent_builds_into_one_folder_both_succeed(mirror, cache_dir, tmp_p
                          / "train-00000-of-00001.parquet").num_rows == 5500
 
 
-def _cli(*args, cwd=REPO):
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, str(REPO / "upload.py"), *args], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=120)
+def _main(capsys, *args: str) -> tuple[int, str, str]:
+    """``semrel ARGS`` in this process (the subprocess path, upload.py included, is tests/test_cli.py's):
+    (exit status, stdout, stderr)."""
+    capsys.readouterr()
+    try:
+        code = upload.main(list(args))
+    except SystemExit as exit_:  # argparse: --help, unknown options
+        code = exit_.code
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 @pytest.mark.parametrize("args, words", [
@@ -160,18 +169,17 @@ def _cli(*args, cwd=REPO):
     (["build", "--mirror", "/nonexistent/mirror"], "--mirror /nonexistent/mirror: no such directory"),
     (["build", "--data-dir", "c-sts=/no/such/folder"], "c-sts=/no/such/folder: no such directory"),
     (["build", "--data-dir", "csts=/tmp"], "ID=DIR with ID one of c-sts"),
-    (["biuld"], "upload.py: use one of build, verify, push"),
     (["build", "--ony", "x"], "unrecognized arguments"),
 ])
-def test_cli_answers_a_mistake_in_two_lines(args, words):
-    run = _cli(*args)
-    assert run.returncode == 2 and run.stdout == ""
-    assert words in run.stderr and len(run.stderr.strip().splitlines()) <= 2, run.stderr
+def test_cli_answers_a_mistake_in_two_lines(args, words, capsys):
+    code, out, err = _main(capsys, *args)
+    assert code == 2 and out == ""
+    assert words in err and len(err.strip().splitlines()) <= 2, err
 
 
-def test_cli_help_shows_defaults_and_imports_nothing_heavy():
-    run = _cli("build", "--help")
-    assert run.returncode == 0 and "(default: build)" in run.stdout
+def test_cli_help_shows_defaults_and_imports_nothing_heavy(capsys):
+    code, out, _ = _main(capsys, "build", "--help")
+    assert code == 0 and "(default: build)" in out
     probe = subprocess.run([sys.executable, "-c", "import sys; from semrel.cli import build_parser; build_parser(); "
                             "print(sorted(m for m in ('datasets', 'torch', 'matplotlib', 'pandas') "
                             "if m in sys.modules))"], capture_output=True, text=True, cwd=REPO,
@@ -179,20 +187,20 @@ def test_cli_help_shows_defaults_and_imports_nothing_heavy():
     assert probe.stdout.strip() == "[]", probe
 
 
-def test_verify_fails_when_nothing_is_built_or_the_mirror_is_missing(built, tmp_path):
-    run = _cli("verify", "--out", str(tmp_path))
-    assert run.returncode == 1 and "nothing is built" in run.stderr
-    run = _cli("verify", "--only", "str-2021", "--out", str(built.folder.parents[2]), "--mirror",
-               str(tmp_path / "absent"))
-    assert run.returncode == 2 and "verified" not in run.stdout
+def test_verify_fails_when_nothing_is_built_or_the_mirror_is_missing(built, tmp_path, capsys):
+    code, _, err = _main(capsys, "verify", "--out", str(tmp_path))
+    assert code == 1 and "nothing is built" in err
+    code, out, _ = _main(capsys, "verify", "--only", "str-2021", "--out", str(built.folder.parents[2]),
+                         "--mirror", str(tmp_path / "absent"))
+    assert code == 2 and "verified" not in out
 
 
-def test_verify_reads_the_upstream_files_not_the_cache(built, cache_dir, tmp_path):
+def test_verify_reads_the_upstream_files_not_the_cache(built, cache_dir, tmp_path, capsys):
     empty = tmp_path / "empty-mirror"
     empty.mkdir()
-    run = _cli("verify", "--only", "str-2021", "--out", str(built.folder.parents[2]), "--mirror",
-               str(empty), "--cache-dir", str(cache_dir))
-    assert run.returncode == 1 and "could not rebuild it from the upstream files" in run.stdout, run
+    code, out, _ = _main(capsys, "verify", "--only", "str-2021", "--out", str(built.folder.parents[2]),
+                         "--mirror", str(empty), "--cache-dir", str(cache_dir))
+    assert code == 1 and "could not rebuild it from the upstream files" in out, out
 
 
 def test_publishing_sits_above_and_imports_have_no_side_effects():

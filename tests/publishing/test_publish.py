@@ -1,5 +1,7 @@
 """`semrel push` against a local Hub (tests/hub_server.py): what arrives, and what never may.
 
+Tests that need the `out` build (every dataset and Space built whole) or the local Hub are slow;
+the raw WorkerId guard and the card of an unbuilt dataset are not.
 The real clients run in subprocesses whose environment points huggingface_hub at the local server
 before it is imported (HF_ENDPOINT, HF_HUB_DISABLE_XET=1, a dummy token). Every real dataset of
 the suite forbids redistribution, so the full-data path (Parquet, verify, load_dataset from the
@@ -26,16 +28,16 @@ from huggingface_hub import DatasetCard, ModelCard, RepoCard
 from safetensors.numpy import save_file
 
 import toy_dataset
+from hub_server import LocalHub
+from project import REPO
 from semrel import cli as upload
 from semrel.dataset_scripts import REGISTRY
+from semrel.dataset_scripts.str_2021 import read_pairs
 from semrel.publishing import guard, publish
 from semrel.publishing.cards import build_recipe
 from semrel.publishing.export import build_dataset
 from semrel.publishing.spaces import build_space, metric_names
-from semrel.dataset_scripts.str_2021 import read_pairs
-from hub_server import LocalHub
 
-from project import REPO
 TOKEN = "hf_semrelTestToken_MUST_NOT_BE_PRINTED_42"
 NS = "semrel-test"
 CLI = ("import sys; sys.path.insert(0, 'tests'); import toy_dataset; toy_dataset.register(); "
@@ -125,6 +127,7 @@ def sent_texts(hub: LocalHub) -> list[tuple[str, str, str]]:
     return texts
 
 
+@pytest.mark.slow
 def test_no_token_is_refused_before_any_request(hub, out, tmp_path):
     result = run(hub, out, "--all", token=None, home=tmp_path)
     assert result.returncode == 1
@@ -132,6 +135,7 @@ def test_no_token_is_refused_before_any_request(hub, out, tmp_path):
     assert hub.requests == []
 
 
+@pytest.mark.slow
 def test_unknown_name_and_unbuilt_metric_are_clear_errors(out, tmp_path, capsys):
     assert upload.main(["push", "--namespace", NS, "--out", str(out), "--only", "nope"]) == 2
     assert "unknown name(s) nope; datasets: c-sts" in capsys.readouterr().err
@@ -140,6 +144,7 @@ def test_unknown_name_and_unbuilt_metric_are_clear_errors(out, tmp_path, capsys)
     assert "has no Space folder" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_push_everything_then_check_what_arrived(hub, out, mirror, tmp_path):
     model = out / "models" / "tiny-encoder"
     result = run(hub, out, "--all", "--private", "--model", str(model), home=tmp_path, mirror=mirror)
@@ -157,7 +162,7 @@ def test_push_everything_then_check_what_arrived(hub, out, mirror, tmp_path):
         assert card.data.license and card.data.language and card.data.task_categories
         assert "configs" not in card.data.to_dict() and "dataset_info" not in card.data.to_dict()
         assert f"semrel build --only {dataset_id}" in card.text
-        assert f"card only" in result.stdout
+        assert "card only" in result.stdout
     str_card = hub.files("dataset", f"{NS}/str-2021")
     assert set(str_card) == {"README.md", "images/score_hist_by_source.png"}
     assert "do not redistribute" in str_card["README.md"].decode().lower()
@@ -197,6 +202,7 @@ def test_push_everything_then_check_what_arrived(hub, out, mirror, tmp_path):
         assert not re.search(guard.id_regex(raw_ids), text), (repo, path)
 
 
+@pytest.mark.slow
 def test_push_again_after_rebuild_makes_no_commit(hub, out, mirror, cache_dir, tmp_path):
     build_dataset("toy-sts", out / "hub", mirror=toy_dataset.MIRROR, cache_dir=tmp_path / "cache")
     (tmp_path / "token").write_text(TOKEN)  # where `hf auth login` stores it; no HF_TOKEN now
@@ -209,6 +215,7 @@ def test_push_again_after_rebuild_makes_no_commit(hub, out, mirror, cache_dir, t
     assert {a for _, _, a in hub.requests[requests:]} == {f"Bearer {TOKEN}"}  # no PUT: nothing re-sent
 
 
+@pytest.mark.slow
 def test_pushed_dataset_loads_with_load_dataset_from_the_hub(hub, out, tmp_path):
     code = ("import datasets, json, sys; ds = datasets.load_dataset(sys.argv[1], 'cv-fold-0', "
             "cache_dir=sys.argv[2]); print(json.dumps({s: d.to_list() for s, d in ds.items()}))")
@@ -224,6 +231,7 @@ def test_pushed_dataset_loads_with_load_dataset_from_the_hub(hub, out, tmp_path)
     assert any(p.startswith("/datasets/") and "/resolve/" in p for _, p, _ in hub.requests)
 
 
+@pytest.mark.slow
 def test_a_file_no_longer_built_is_deleted_from_the_repo(hub, out, mirror, tmp_path):
     plot = out / "hub" / "datasets" / "toy-sts" / "images" / "scores.png"
     kept = plot.read_bytes()
@@ -238,6 +246,7 @@ def test_a_file_no_longer_built_is_deleted_from_the_repo(hub, out, mirror, tmp_p
     assert "images/scores.png" not in hub.files("dataset", f"{NS}/toy-sts")
 
 
+@pytest.mark.slow
 def test_server_error_mid_push_then_rerun_resumes(out, mirror, tmp_path):
     model = str(out / "models" / "tiny-encoder")
     with LocalHub() as hub:
@@ -266,6 +275,7 @@ def test_server_error_mid_push_then_rerun_resumes(out, mirror, tmp_path):
         assert uploaded < set(puts)
 
 
+@pytest.mark.slow
 def test_refused_before_any_upload(out, mirror, tmp_path):
     bad = tmp_path / "bad"
     shutil.copytree(out / "hub", bad / "hub")
@@ -287,6 +297,7 @@ def test_refused_before_any_upload(out, mirror, tmp_path):
         assert hub.requests == []
 
 
+@pytest.mark.slow
 def test_dataset_that_cannot_be_rebuilt_is_refused(out, tmp_path, toy_registered):
     artefact = publish.Artefact("dataset", "toy-sts", "dataset", out / "hub" / "datasets" / "toy-sts")
     with pytest.raises(publish.PublishError, match=r"dataset toy-sts: could not be verified against "
@@ -294,6 +305,7 @@ def test_dataset_that_cannot_be_rebuilt_is_refused(out, tmp_path, toy_registered
         publish.check([artefact], mirror=tmp_path / "empty-mirror", cache_dir=tmp_path / "cache")
 
 
+@pytest.mark.slow
 def test_card_only_folder_quoting_a_row_is_refused(out, mirror, tmp_path):
     staged = publish.stage_card_only("str-2021", out / "hub" / "datasets" / "str-2021",
                                      tmp_path / "hub" / "cards" / "str-2021")
@@ -366,6 +378,7 @@ def test_raw_worker_id_guard_knows_the_real_ids_and_passes_clean_files(mirror, t
     assert guard.scan_files(tmp_path, ["ok.md", "ok.parquet", "plot.png"], known) == []
 
 
+@pytest.mark.slow
 def test_dry_run_lists_files_without_token_or_network(out, capsys):
     assert upload.main(["push", "--namespace", NS, "--out", str(out), "--dry-run",
                         "--only", "str-2021", "lexical_overlap"]) == 0
@@ -374,6 +387,7 @@ def test_dry_run_lists_files_without_token_or_network(out, capsys):
     assert "    overlap.py" in text and ".parquet" not in text
 
 
+@pytest.mark.slow
 def test_every_built_and_staged_card_passes_the_card_check(out, tmp_path):
     """Every dataset card (built, and staged card-only), and a model card, against the Hub
     vocabulary list, install lines and build-tree paths (publishing.hub_vocabulary)."""
@@ -388,6 +402,7 @@ def test_every_built_and_staged_card_passes_the_card_check(out, tmp_path):
     assert check_card(out / "models" / "tiny-encoder" / "README.md", "model") == []
 
 
+@pytest.mark.slow
 def test_a_model_fit_on_a_semrel_dataset_is_pushed_with_its_dataset_repo(toy_registered, mirror,
                                                                          tmp_path):
     """`fit` cannot know the namespace, so its card names no dataset and the Hub vocabulary check
