@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import email
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -86,8 +87,9 @@ def package_wheel(out_root: Path, source_root: Path = SOURCE_ROOT) -> Path:
 
     ``<hash>`` is the SHA-256 of the files it is built from (their paths and bytes), so a wheel is
     built once per state of the source and reused until a file changes; the wheels of other
-    states are then removed. It is built from a copy of those files (``pip wheel --no-deps
-    --no-build-isolation``), so nothing an earlier build left in the tree (``build/lib``) gets in.
+    states are then removed. It is built from a copy of those files (``pip wheel --no-deps``, with
+    this environment's setuptools where it has one), so nothing an earlier build left in the tree
+    (``build/lib``) gets in.
     """
     source_root = Path(source_root)
     files = _wheel_sources(source_root)
@@ -104,12 +106,16 @@ def package_wheel(out_root: Path, source_root: Path = SOURCE_ROOT) -> Path:
             target = Path(tmp, "src", path.relative_to(source_root))
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
-        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+        if importlib.util.find_spec("pip") is None:
+            raise SpaceError("building the semrel wheel needs pip in this environment (python -m ensurepip)")
+        # offline with this environment's setuptools; else pip fetches the build backend pyproject names
+        isolation = [] if importlib.util.find_spec("setuptools") is None else ["--no-build-isolation"]
+        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", *isolation,
                                "-w", str(Path(tmp, "dist")), str(Path(tmp, "src"))], capture_output=True, text=True,
                               check=False)
         if done.returncode != 0:
-            raise SpaceError(f"could not build the semrel wheel from {source_root} (pip wheel, which needs pip "
-                             f"and setuptools here):\n{(done.stdout + done.stderr)[-2000:]}")
+            raise SpaceError(f"could not build the semrel wheel from {source_root} (pip wheel):\n"
+                             f"{(done.stdout + done.stderr)[-2000:]}")
         if store.is_dir():
             for old in store.iterdir():
                 shutil.rmtree(old)
@@ -356,5 +362,5 @@ def verify_space(space_dir: Path, python: Path | str | None = None) -> str:
     if problems:
         raise SpaceError(f"{space_dir}: " + "; ".join(problems))
     configs = ", ".join(space_example(space_dir))
-    return (f"{space_dir.name}: the Space's app answered the example of each config ({configs}) "
+    return (f"the Space's app answered the example of each config ({configs}) "
             "as evaluate.load(...).compute does")

@@ -384,7 +384,7 @@ def test_dry_run_lists_files_without_token_or_network(out, capsys):
                         "--only", "str-2021", "lexical_overlap"]) == 0
     text = capsys.readouterr().out
     assert f"dataset card  {NS}/str-2021" in text and "    images/score_hist_by_source.png" in text
-    assert "    overlap.py" in text and ".parquet" not in text
+    assert "    semrel-0.1.0-py3-none-any.whl" in text and ".parquet" not in text  # the Space carries semrel
 
 
 @pytest.mark.slow

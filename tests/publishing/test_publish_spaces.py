@@ -232,8 +232,8 @@ def test_verify_space_compares_with_evaluate_and_says_when_gradio_is_missing(hub
     pytest.importorskip("gradio")
     folder = tmp_path / "lexical_overlap"
     shutil.copytree(hub / "spaces" / "lexical_overlap", folder)
-    assert verify_space(folder) == ("lexical_overlap: the Space's app answered the example of each config "
-                                    "(default) as evaluate.load(...).compute does")
+    assert verify_space(folder) == ("the Space's app answered the example of each config (default) "
+                                    "as evaluate.load(...).compute does")
     load = evaluate.load  # here, the module now answers differently from the Space
 
     class Changed:
