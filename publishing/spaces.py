@@ -18,9 +18,9 @@ its ``app.py`` on 127.0.0.1 and compares the page's answer to the example of eac
 interpreter (the fast path: the app, card and module against the semrel installed here, in
 seconds, offline). Whether the wheel and requirements alone make a working Space is checked by
 ``verify_space(folder, python=<a fresh venv's python>)`` after ``pip install -r requirements.txt``
-in that venv: the slow test ``tests/publishing/test_publish_spaces.py::test_space_from_a_fresh_venv``
-does it for every Space (it needs uv and PyPI, and about 20 s a Space with a warm uv cache), so
-``semrel verify`` does not.
+in that venv: the slow tests in ``tests/publishing/test_publish_spaces.py`` do it for every Space
+(uv and PyPI; with a warm uv cache a venv and its install take about 2 s, starting the five apps
+about 50-90 s on 2 cores, gradio's first import compiling its bytecode), so ``semrel verify`` does not.
 """
 
 from __future__ import annotations
