@@ -296,6 +296,7 @@ def test_crowd_sentiment_model_folder_is_part_of_the_cache_key(tmp_path):
 
 # --- concurrent builds into one cache ----------------------------------------------------------
 
+@pytest.mark.slow  # two interpreters building a config
 def test_two_processes_build_one_config_into_one_cache(tmp_path, mirror):
     code = ("import sys; from semrel.dataset_scripts import load; "
             "print(load('str-2021', 'cv-fold-1', mirror=sys.argv[1], cache_dir=sys.argv[2])"

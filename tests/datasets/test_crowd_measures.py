@@ -78,6 +78,7 @@ def test_minilm_weights_are_checked(monkeypatch):
         m.minilm_model_path.cache_clear()
 
 
+@pytest.mark.slow  # builds the crowd-sts annotators config and runs a model over every pair
 def test_sentiment_model_config_runs_the_pipeline_on_real_data(tiny_pipeline, mirror, cache_dir):
     from semrel.dataset_scripts import builder, load
 

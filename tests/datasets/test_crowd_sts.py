@@ -1,5 +1,6 @@
 """crowd-sts on the real mirrored MTurk files: counts, pseudonyms, filtered configs, split, card,
-reproduction script. Every config is built once per session (shared cache)."""
+reproduction script. Every config is built once per session (shared cache): a whole-dataset build,
+so the module is slow; the reading and filter logic is tested fast on fixtures (test_crowd_*.py)."""
 
 import csv
 import re
@@ -18,6 +19,7 @@ from semrel.dataset_scripts.crowd_sts.study import filter_study, flagged_sets, p
 from semrel.dataset_scripts.crowd_sts.tables import aggregate_pairs
 from semrel.publishing.export import build_dataset
 
+pytestmark = pytest.mark.slow
 MTURK_ID = re.compile(r"\bA[A-Z0-9]{8,20}\b")
 
 

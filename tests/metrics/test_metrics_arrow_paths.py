@@ -86,12 +86,13 @@ GOOD = ["a", "b", "c", "d"]
     ([GOOD, GOOD], [1, 5], [2, 3], "position", "row 2: best is not an item of the tuple"),
     ([[1, 2, 3, 4], [1, 2, 3, 9]], [1, 9], [2, 9], "item", "row 2: best and worst are the same item"),
 ])
-def test_errors_through_evaluate_name_the_row_in_the_users_ids(tuples, best, worst, choice, words):
-    bws = evaluate.load(str(METRICS / "bws_scores"))
+def test_errors_through_evaluate_name_the_row_in_the_users_ids(tuples, best, worst, choice, words,
+                                                              erroring_module):
+    bws = erroring_module("bws_scores")
+    omitted = bws.compute(tuples=tuples, best=best, worst=worst, choice=choice, on_invalid="omit")
     with pytest.raises(DataValidationError) as raised:
         bws.compute(tuples=tuples, best=best, worst=worst, choice=choice)
     assert words in str(raised.value)
-    omitted = bws.compute(tuples=tuples, best=best, worst=worst, choice=choice, on_invalid="omit")
     direct = bws_counting_scores(tuples, best, worst, choice=choice, on_invalid="omit")
     assert omitted["n_skipped"] == direct.n_skipped == 1 and omitted["items"] == direct.items.tolist()
 

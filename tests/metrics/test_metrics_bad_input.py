@@ -9,7 +9,6 @@ import warnings
 import numpy as np
 import pytest
 
-from project import REPO
 from semrel.metrics.agreement import annotator_agreement
 from semrel.metrics.bws.counting import bws_counting_scores
 from semrel.metrics.bws.readers import read_nrc, read_semeval_2024
@@ -121,10 +120,7 @@ def test_default_seed_is_fixed_and_none_only_when_asked():
     (["a", None, "b", "b"], ["x", "y", "x", "y"], r"items\[1\] is empty"),
     ([1, 1, 2], [1, 2, 1], "item 2 has 1 annotator"),
 ])
-def test_annotator_agreement_errors_through_evaluate(items, annotators, words):
-
-    import evaluate
-
-    module = evaluate.load(str(REPO / "metrics" / "annotator_agreement"))
+def test_annotator_agreement_errors_through_evaluate(items, annotators, words, erroring_module):
+    module = erroring_module("annotator_agreement")
     with pytest.raises(ValueError, match=words):
         module.compute(items=items, annotators=annotators, ratings=list(range(len(items))))
