@@ -33,32 +33,43 @@ import json
 import platform
 import resource
 import time
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from semrel.trainers.arguments import (PairTrainingArguments, device_kwargs, precision_used,
+                                      recorded_options, stored_options)
 from semrel.trainers.data import pretokenize_pairs, prepare_pairs
 from semrel.trainers.ensemble import check_same_rows, cv_ensemble, load_run, rank_average, spearman
 from semrel.trainers.models import build_model
-from semrel.trainers.options import PRECISIONS, stored_options
+from semrel.trainers.options import PRECISIONS
 from semrel.trainers.pretrained import resolve_model
-from semrel.trainers.trainer import (EpochClock, PairTrainer, device_kwargs, precision_used,
-                              similarity_scores, training_arguments)
-from semrel.trainers.training import FitOptions, compile_encoder, fit, load_pairs, parse_member, per_source_spearman
+from semrel.trainers.trainer import EpochClock, PairTrainer, similarity_scores
+from semrel.trainers.training import fit, load_pairs, parse_member, per_source_spearman
 
 PAPER_CV = {"STS": 0.79, "SNLI": 0.80, "Stance": 0.49, "Goodreads": 0.73, "Wikipedia": 0.79,
             "Formality": 0.86, "ParaNMT": 0.80}  # Abdalla et al., Table 6, SBERT(RoBERTa) CV
 
 
-def run_options(spec: str, args) -> tuple[str, FitOptions]:
-    """(model name or path, options) of a run spec; ``st@MODEL`` keeps the flag defaults."""
-    defaults = FitOptions(epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.lr,
-                          warmup=args.warmup, weight_decay=args.weight_decay, seed=args.seed,
-                          precision=args.precision)
-    _, model, options = parse_member(spec, defaults)
-    return model, options
+def run_options(spec: str, args, output_dir=None, **changes) -> tuple[str, PairTrainingArguments]:
+    """(model name or path, arguments) of a run spec; ``st@MODEL`` keeps the flag defaults
+    (its encoder ``st`` stands in as a bi-encoder: the arguments only carry its settings)."""
+    _, model, values = parse_member(spec)
+    st = values.get("encoder") == "st"
+    kwargs = {"num_train_epochs": args.epochs, "per_device_train_batch_size": args.batch_size,
+              "learning_rate": args.lr, "warmup_steps": args.warmup,
+              "weight_decay": args.weight_decay, "seed": args.seed, "precision": args.precision,
+              **values, **changes, "output_dir": None if output_dir is None else str(output_dir)}
+    if st:
+        kwargs["encoder"] = "bi"
+    kwargs["dataloader_persistent_workers"] = kwargs.get("dataloader_num_workers", 0) > 0
+    return model, PairTrainingArguments(**kwargs)
+
+
+def is_st(spec: str) -> bool:
+    return spec.startswith("st@")
 
 
 def peak_memory_gib() -> float:
@@ -67,7 +78,7 @@ def peak_memory_gib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
 
 
-def train_sentence_transformers(train, model: str, out: Path, options: FitOptions,
+def train_sentence_transformers(train, model: str, out: Path, options: PairTrainingArguments,
                                 max_steps: int = -1):
     """The reference: SentenceTransformerTrainer + CosineSimilarityLoss, same data and settings.
     Returns the trained model, the training seconds, the precision (``precision_used``) and
@@ -79,9 +90,10 @@ def train_sentence_transformers(train, model: str, out: Path, options: FitOption
 
     st, clock = SentenceTransformer(model), EpochClock()
     st_args = SentenceTransformerTrainingArguments(
-        output_dir=str(out / "checkpoints"), num_train_epochs=options.epochs, max_steps=max_steps,
-        per_device_train_batch_size=options.batch_size, learning_rate=options.learning_rate,
-        warmup_steps=options.warmup, weight_decay=options.weight_decay, seed=options.seed,
+        output_dir=str(out / "checkpoints"), num_train_epochs=options.num_train_epochs,
+        max_steps=max_steps, per_device_train_batch_size=options.per_device_train_batch_size,
+        learning_rate=options.learning_rate, warmup_steps=options.warmup_steps,
+        weight_decay=options.weight_decay, seed=options.seed,
         data_seed=options.seed, save_strategy="no", logging_strategy="epoch", report_to="none",
         disable_tqdm=True, **device_kwargs(options.precision))
     trainer = SentenceTransformerTrainer(model=st, args=st_args,
@@ -92,7 +104,7 @@ def train_sentence_transformers(train, model: str, out: Path, options: FitOption
     return st, seconds, precision_used(st_args), clock.seconds
 
 
-def run_sentence_transformers(data, model: str, out: Path, options: FitOptions) -> dict:
+def run_sentence_transformers(data, model: str, out: Path, options: PairTrainingArguments) -> dict:
     train = prepare_pairs(data.splits["train"], data.score_range, where=f"{data.name}/train")
     test = prepare_pairs(data.splits["test"], data.score_range, where=f"{data.name}/test")
     st, seconds, precision, epochs = train_sentence_transformers(train, model, out, options)
@@ -104,12 +116,13 @@ def run_sentence_transformers(data, model: str, out: Path, options: FitOptions) 
     return {"spearman": scores.spearman, "pearson": scores.pearson,
             "per_source": per_source_spearman(data.splits["test"], predictions, labels),
             "train_seconds": seconds,
-            "pairs_per_second": len(train) * options.epochs / seconds, "precision": precision,
+            "pairs_per_second": len(train) * options.num_train_epochs / seconds,
+            "precision": precision,
             "epoch_seconds": epochs, "train_pairs": len(train)}
 
 
-def run_ours(data, model: str, out: Path, options: FitOptions) -> dict:
-    result = fit(data, model, out, options, overwrite=True)  # the benchmark owns its run folders
+def run_ours(data, model: str, options: PairTrainingArguments) -> dict:
+    result = fit(data, model, options, overwrite=True)  # the benchmark owns its run folders
     return {"spearman": result.spearman, "pearson": result.pearson,
             "per_source": result.per_source, "train_seconds": result.train_seconds,
             "pairs_per_second": result.pairs_per_second, "output_dir": result.output_dir,
@@ -127,25 +140,16 @@ def throughput(data, runs: list[str], out: Path, args) -> None:
     measured = {(run, b): [] for b in sizes for run in runs}
     for repeat in range(args.repeats):
         for (run, batch), values in measured.items():
-            model, options = run_options(run, args)
-            options = replace(options, batch_size=batch)
-            if options.encoder == "st":
+            model, options = run_options(run, args, out / "tp", per_device_train_batch_size=batch,
+                                         max_steps=steps, logging_strategy="no")
+            if is_st(run):
                 _, seconds, _, _ = train_sentence_transformers(train, resolve_model(model),
                                                                out / "tp", options, steps)
-            else:
-                encoder = build_model(options.encoder, resolve_model(model), seed=options.seed)
-                compile_encoder(encoder, options)
-                training = training_arguments(
-                    str(out / "tp"), epochs=options.epochs, batch_size=batch,
-                    learning_rate=options.learning_rate, warmup=options.warmup,
-                    weight_decay=options.weight_decay, seed=options.seed, max_steps=steps,
-                    precision=options.precision, logging_strategy="no",
-                    dataloader_num_workers=options.num_workers)
+            else:  # PairTrainer compiles the encoder when options.compile asks for it
+                encoder = build_model(options.encoder, resolve_model(model), seed=options.seed,
+                                      **options.model_options())
                 seconds = float(PairTrainer(
-                    encoder, training, objective=options.objective,
-                    group_by_length=options.group_by_length,
-                    pad_to_multiple_of=options.pad_to_multiple_of,
-                    train_dataset=pretokenize_pairs(train, encoder)).train()
+                    encoder, options, train_dataset=pretokenize_pairs(train, encoder)).train()
                     .metrics["train_runtime"])
             values.append(steps * batch / seconds)
             print(f"repeat {repeat} batch {batch} {run}: {steps * batch / seconds:.1f} pairs/s, "
@@ -287,21 +291,20 @@ def main() -> None:
         data = load_pairs("str-2021", f"cv-fold-{fold}", mirror=args.mirror)
         for run in runs:
             key = f"{fold}/{run}"
-            model, options = run_options(run, args)
-            settings = asdict(options)
+            # <out>/<run>/cv-fold-<f>: the layout of `semrel cv`, so `semrel ensemble
+            # --cv-dir <out>/<run>` takes a run's folds for the stack or the rank reference
+            run_dir = out / parse_member(run)[0] / f"cv-fold-{fold}"
+            model, options = run_options(run, args, run_dir)
+            settings = recorded_options(options) | ({"encoder": "st"} if is_st(run) else {})
             if not args.force and key in results and \
                     stored_options(results[key].get("settings", {})) == settings:
                 print(f"fold {fold} {run}: stored result reused")
                 continue
             start = time.perf_counter()
-            # <out>/<run>/cv-fold-<f>: the layout of `trainers cv`, so `trainers ensemble
-            # --cv-dir <out>/<run>` takes a run's folds for the stack or the rank reference
-            run_dir = out / parse_member(run)[0] / f"cv-fold-{fold}"
             if torch.cuda.is_available():
                 torch.cuda.reset_peak_memory_stats()
             measured = (run_sentence_transformers(data, resolve_model(model), run_dir, options)
-                        if options.encoder == "st"
-                        else run_ours(data, resolve_model(model), run_dir, options))
+                        if is_st(run) else run_ours(data, resolve_model(model), options))
             measured["wall_seconds"] = time.perf_counter() - start
             measured["peak_memory_gib"] = peak_memory_gib()
             results[key] = {**measured, "settings": settings, "device": device}

@@ -77,3 +77,13 @@ def toy_folder(folder: str | Path, n_train: int, n_test: int) -> Path:
     test = toy.select(range(n_train, n_train + n_test))
     datasets.DatasetDict({"train": toy.select(range(n_train)), "test": test}).save_to_disk(folder)
     return Path(folder)
+
+
+def small_args(output_dir: str | Path, **changes):
+    """``PairTrainingArguments`` for a quick run: 2 steps of 8 pairs at a high learning rate,
+    no warm-up; ``changes`` win."""
+    from semrel.trainers.arguments import PairTrainingArguments
+
+    return PairTrainingArguments(**{"output_dir": str(output_dir), "max_steps": 2,
+                                    "per_device_train_batch_size": 8, "learning_rate": 3e-3,
+                                    "warmup_steps": 0.0, **changes})

@@ -3,7 +3,6 @@ hyperparameters, training loss, how to load it, citations."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
@@ -45,9 +44,8 @@ def eval_results(data, result) -> list[EvalResult]:
     (``data.hub_id``), since ``dataset.type`` must be one."""
     if not data.hub_id or result.spearman is None:  # no Hub id, or trained without evaluation
         return []
-    _, _, config = data.name.partition("/")
     return [EvalResult(task_type="sentence-similarity", dataset_type=data.hub_id,
-                       dataset_name=data.name, dataset_config=config or None,
+                       dataset_name=data.name, dataset_config=data.config or None,
                        dataset_split=result.eval_split, metric_type=metric, metric_value=value)
             for metric, value in (("pearsonr", result.pearson), ("spearmanr", result.spearman),
                                   ("mse", result.mse))]
@@ -79,10 +77,11 @@ def usage(model) -> tuple[str, str, str | None, str]:
     return "transformers", SEMREL_INSTALL, "sentence-similarity", ours
 
 
-def write_model_card(output_dir: Path, *, model, data, options, result, log_history,
+def write_model_card(output_dir: Path, *, model, data, options: dict, result, log_history,
                      base_model: tuple[str, str] | None = None) -> Path:
-    """Write ``output_dir/README.md`` for a run of :func:`trainers.training.fit`;
-    ``base_model`` is (Hub id, licence) of the starting transformer when known."""
+    """Write ``output_dir/README.md`` for a run of :func:`trainers.training.fit`; ``options``
+    as the run records them (:func:`~trainers.arguments.recorded_options`); ``base_model`` is
+    (Hub id, licence) of the starting transformer when known."""
     library, install, pipeline_tag, code = usage(model)
     card_data = ModelCardData(
         library_name=library,
@@ -126,7 +125,7 @@ def write_model_card(output_dir: Path, *, model, data, options, result, log_hist
 # {model.kind}-encoder fine-tuned on {data.name}
 
 {type(model).description}; {pooling}{', conditional' if model.conditional else ''}.
-Trained with `semrel` (semrel) on the `train` split, objective `{options.objective}`.
+Trained with `semrel` (semrel) on the `train` split, objective `{options['objective']}`.
 
 ## Usage
 
@@ -150,7 +149,7 @@ Trained with `semrel` (semrel) on the `train` split, objective `{options.objecti
 
 ## Training hyperparameters
 
-{_table(("option", "value"), asdict(options), "g")}
+{_table(("option", "value"), options, "g")}
 
 Training throughput: {result.pairs_per_second:.1f} pairs/s over {result.train_seconds:.1f} s
 (precision: {result.precision}).

@@ -1,6 +1,7 @@
 """``semrel fit | cv | predict | ensemble | models``: fine-tune and use encoders.
 
     semrel fit --dataset str-2021 --config cv-fold-0 --encoder bi --model minilm --output DIR
+    semrel fit --dataset build/hub/datasets/str-2021 --config cv-fold-0 --model minilm --output DIR
     semrel cv --dataset str-2021 --family cv --encoder cross --model PATH --output DIR
     semrel predict --model DIR --dataset c-sts --data-dir CSTS --output preds.json
     semrel cv --dataset str-2021 --member bi@mpnet --member cross@mpnet --output DIR
@@ -8,56 +9,45 @@
     semrel models
 
 Multi-GPU / multi-process: ``torchrun --nproc_per_node N -m semrel fit ...`` (same arguments;
-``--batch-size`` is per process). A mistake (unknown dataset, config or model, a missing folder,
-an output folder holding another run, a value outside its rule) is answered in one line on
-stderr with exit status 2. This module imports torch only once a command runs.
+``--batch-size`` is per process). The training flags are the options of
+:data:`~trainers.options.OPTIONS`, each setting one field of
+:class:`~trainers.arguments.PairTrainingArguments`. A mistake (unknown dataset, config or model, a
+missing folder, an output folder holding another run, a value outside its rule) is answered in
+one line on stderr with exit status 2, worded in flags: the library's
+:class:`~trainers.options.ParameterError` names the parameter, :data:`FLAGS` the flag. This module
+imports torch only once a command runs.
 """
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import fields
+from pathlib import Path
 
-from semrel.cli import add_command
+from semrel.cli import UsageError, add_command
 
-from .options import (COMPILE_MODES, ON_INVALID, PRECISIONS, FitOptions, check_save_steps,
-                      check_score_range)
+from .options import OPTIONS, ParameterError, check_arguments, check_score_range
 
-OPTION_HELP = {  # names as registered in trainers.models.MODEL_CLASSES / trainers.losses.LOSSES
-    "encoder": "encoder kind: cross | bi | tri",
-    "objective": "loss: mse | quad | quad+mse | cosent (quad: bi/tri-encoders, C-STS groups)",
-    "pooling": "bi/tri-encoders: mean | cls (a cross-encoder uses its classification head)",
-    "combine": "tri-encoder: hadamard | concat",
-    "max_length": "tokens per sequence (truncation)",
-    "epochs": "training epochs (a float such as 2.5 is fine)",
-    "batch_size": "pairs per device and step",
-    "max_steps": "stop after this many steps (-1: train for --epochs)",
-    "margin": "quadruplet loss margin",
-    "on_invalid": "tied condition groups: raise (error) | omit (drop and count them)",
-    "warmup": "warmup: fraction of the steps (< 1) or a step count",
-    "learning_rate": "peak learning rate (AdamW, linear decay)",
-    "weight_decay": "AdamW weight decay",
-    "seed": "seed of the new head weights, data order and dropout",
-    "group_by_length": "batch pairs of similar token length (less padding)",
-    "compile": "GPU, opt-in: torch.compile the transformer in this mode (reduce-overhead: CUDA "
-               "graphs)",
-    "pad_to_multiple_of": "pad batch widths up to a multiple of this (few shapes to compile; 0: "
-                          "no rounding)",
-    "num_workers": "DataLoader worker processes that collate batches (0: the main process)",
-    "precision": "auto: bf16 autocast + TF32 on a GPU, float32 on CPU | bf16: bf16 autocast on "
-                 "either (fast on CPUs with AVX512-BF16/AMX) | fp32: no autocast, no TF32",
-}
-CHOICES = {"on_invalid": ON_INVALID, "compile": COMPILE_MODES, "precision": PRECISIONS}
 ENSEMBLE_METHODS = ("rank", "stack")  # trainers.ensemble.METHODS (not imported: no torch here)
-TYPES = {"int": int, "float": float, "str": str}  # FitOptions' annotations (strings here)
+FLAGS = {o.argument: o.flag for o in OPTIONS} | {  # Python API parameter -> the flag setting it
+    "save_steps": "--save-steps", "output_dir": "--output", "overwrite": "--overwrite",
+    "resume_from_checkpoint": "--resume", "dataset": "--dataset", "config": "--config",
+    "score_range": "--score-range", "mirror": "--mirror", "data_dir": "--data-dir",
+    "cache_dir": "--cache-dir", "password": "--password", "model_path": "--model",
+    "name_or_path": "--model", "kind": "--encoder", "split": "--split", "family": "--family",
+    "member": "--member", "dataloader_persistent_workers": "--num-workers",
+}
+COMMAND_FLAGS = {"ensemble": {"members": "--member", "method": "--method",
+                              "weights": "--weights", "cv_dirs": "--cv-dir", "path": "--output"}}
 
 
 def _data_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True,
-                        help="registry id (str-2021, c-sts, ...) or a DatasetDict.save_to_disk folder")
+                        help="registry id (str-2021, c-sts, ...), a DatasetDict.save_to_disk "
+                             "folder, an exported Hub-layout folder (build/hub/datasets/ID) or a "
+                             "Hub dataset id (namespace/name)")
     parser.add_argument("--score-range", nargs=2, type=float, metavar=("LO", "HI"),
-                        help="native score range of a folder dataset (registry datasets "
-                             "declare their own)")
+                        help="native score range of data that records none (registry datasets "
+                             "declare their own; a dataset card may record it)")
     parser.add_argument("--mirror", help="mirror directory of the upstream files ($SEMREL_MIRROR)")
     parser.add_argument("--data-dir", help="user-supplied data (C-STS: csts.tar.enc or the CSVs)")
     parser.add_argument("--password", help="C-STS password (else $CSTS_PASSWORD)")
@@ -72,17 +62,13 @@ def _fit_args(parser: argparse.ArgumentParser, model_required: bool = True) -> N
                         help="output folder (new, empty, or --overwrite)")
     parser.add_argument("--overwrite", action="store_true",
                         help="clear an output folder that holds another run")
-    defaults = FitOptions()
-    for f in fields(FitOptions):
-        flag = "--" + f.name.replace("_", "-")
-        default = getattr(defaults, f.name)
-        help_text = OPTION_HELP[f.name]
-        if isinstance(default, bool):
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default,
-                                help=help_text)
+    for option in OPTIONS:
+        if isinstance(option.default, bool):
+            parser.add_argument(option.flag, action=argparse.BooleanOptionalAction,
+                                default=option.default, help=option.help)
         else:
-            parser.add_argument(flag, type=TYPES[f.type], default=default, help=help_text,
-                                choices=CHOICES.get(f.name))
+            parser.add_argument(option.flag, type=type(option.default), default=option.default,
+                                help=option.help, choices=option.choices)
 
 
 def register(commands) -> None:
@@ -131,20 +117,42 @@ def _load_kwargs(args) -> dict:
     return kwargs
 
 
-def _options(args) -> FitOptions:
-    return FitOptions(**{f.name: getattr(args, f.name) for f in fields(FitOptions)})
+def _arguments(args, output: str, changes: dict | None = None) -> dict:
+    """``PairTrainingArguments`` keyword arguments from the flags (workers kept across epochs
+    when there are any; ``--save-steps N``: a checkpoint every N steps), checked by the rules
+    that need no torch."""
+    values = {o.argument: o.to_argument(getattr(args, o.name)) for o in OPTIONS}
+    values.update(changes or {})
+    values["dataloader_persistent_workers"] = values["dataloader_num_workers"] > 0
+    if getattr(args, "save_steps", None) is not None:
+        values.update(save_strategy="steps", save_steps=args.save_steps)
+    values["output_dir"] = output
+    check_arguments(values)
+    return values
+
+
+def _show(value) -> str:
+    """A value as typed on the command line: numbers as ``%g``, sequences space-separated, a
+    flag that is set (True) or left out (None) as nothing."""
+    if value is None or value is True:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return " ".join(_show(v) for v in value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def in_flags(error: ParameterError, command: str) -> str:
+    """``error`` worded for the command line: parameters named by their flags (a parameter
+    without a flag keeps its Python name)."""
+    flags = FLAGS | COMMAND_FLAGS.get(command, {})
+    return error.worded(name=lambda p: flags.get(p, p), show=_show, sep=" ")
 
 
 def _model(name: str) -> str:
-    """A packaged model name or a folder, else a one-line error."""
-    from pathlib import Path
-
+    """A packaged model name or a folder, else a ParameterError naming it."""
     from .pretrained import resolve_model
 
-    path = resolve_model(name)
-    if not Path(path).is_dir():
-        raise FileNotFoundError(f"--model {name}: neither a model folder nor a packaged model name")
-    return path
+    return resolve_model(name)
 
 
 def _print_scores(name: str, result) -> None:
@@ -181,7 +189,14 @@ def run_models() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run a parsed command; mistakes raise ValueError / FileNotFoundError (exit 2)."""
+    """Run a parsed command; a ParameterError is answered in flags (UsageError, exit 2)."""
+    try:
+        return _run(args)
+    except ParameterError as exc:
+        raise UsageError(in_flags(exc, args.command)) from exc
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "models":
         run_models()
         return 0
@@ -195,32 +210,34 @@ def run(args: argparse.Namespace) -> int:
     if args.score_range is not None:  # the checks that need no torch come first
         check_score_range(args.score_range)
     if args.command != "predict":
-        options = _options(args)
-    if args.command == "fit":
-        check_save_steps(args.save_steps)
-    from .training import cross_validate, cross_validate_members, fit, load_pairs, mean_scores, \
-        parse_member, predict, write_submission
+        values = _arguments(args, args.output)
+    if args.command == "cv" and not (args.model or args.member):
+        raise UsageError("cv needs --model (or --member ENCODER@MODEL, repeated)")
+    from .arguments import PairTrainingArguments
+    from .training import (cross_validate, cross_validate_members, fit, load_pairs, mean_scores,
+                           parse_member, predict, write_submission)
 
     if args.command == "fit":
         model = _model(args.model)
-        resume = True if args.resume == "last" else args.resume
-        result = fit(load_pairs(args.dataset, args.config, **_load_kwargs(args)), model,
-                     args.output, options, resume_from_checkpoint=resume,
-                     save_steps=args.save_steps, overwrite=args.overwrite)
+        training = PairTrainingArguments(**values)
+        result = fit(load_pairs(args.dataset, args.config, **_load_kwargs(args)), model, training,
+                     resume_from_checkpoint=args.resume, overwrite=args.overwrite)
         split = f" ({result.eval_split})" if result.eval_split else ""
         _print_scores(f"{args.dataset}/{args.config}{split}", result)
         print(f"model, README.md and metrics.json in {args.output}")
     elif args.command == "cv" and args.member:
-        members = [parse_member(spec, options) for spec in args.member]
-        members = [(name, _model(model), opts) for name, model, opts in members]
-        _, ensemble = cross_validate_members(args.dataset, args.family, members, args.output,
+        members = []
+        for spec in args.member:
+            name, model, changes = parse_member(spec)
+            member = _arguments(args, str(Path(args.output) / name), changes)
+            members.append((name, _model(model), PairTrainingArguments(**member)))
+        _, ensemble = cross_validate_members(args.dataset, args.family, members,
                                              overwrite=args.overwrite, **_load_kwargs(args))
         _print_ensemble(ensemble)
     elif args.command == "cv":
-        if args.model is None:
-            raise ValueError("cv needs --model (or --member ENCODER@MODEL, repeated)")
-        results = cross_validate(args.dataset, args.family, _model(args.model), args.output,
-                                 options, overwrite=args.overwrite, **_load_kwargs(args))
+        results = cross_validate(args.dataset, args.family, _model(args.model),
+                                 PairTrainingArguments(**values), overwrite=args.overwrite,
+                                 **_load_kwargs(args))
         for config, result in results.items():
             _print_scores(config, result)
         overall, per_source = mean_scores(results)

@@ -35,6 +35,7 @@ from scipy import optimize, stats
 from semrel.dataset_scripts.folders import replaced_whole
 
 from .models import CONFIG_NAME, PairEncoder
+from .options import ParameterError
 
 PREDICTIONS_FILE = "eval_predictions.json"
 ENSEMBLE_FILE = "semrel_ensemble.json"
@@ -112,8 +113,8 @@ def _matrix(predictions, min_rows: int = 2) -> np.ndarray:
 def _weights(weights, k: int) -> np.ndarray:
     w = np.ones(k) if weights is None else np.asarray(weights, dtype=np.float64)
     if w.shape != (k,) or not np.all(np.isfinite(w)) or (w < 0).any() or w.sum() <= 0:
-        raise ValueError(f"weights must be {k} finite non-negative numbers with a positive sum, "
-                         f"got {weights!r}")
+        raise ParameterError("weights", weights, f"must be {k} finite non-negative numbers with "
+                             "a positive sum")
     return w
 
 
@@ -184,9 +185,10 @@ def combine(method: str, predictions, *, weights=None, stack: StackResult | None
         return rank_average(predictions, weights, reference)
     if method == "stack":
         if stack is None:
-            raise ValueError("method 'stack' needs weights fit on out-of-fold predictions")
+            raise ParameterError("stack", None, "must be given for method 'stack': weights fit "
+                                 "on out-of-fold predictions")
         return stack.predict(predictions)
-    raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    raise ParameterError("method", method, f"must be one of {METHODS}")
 
 
 def spearman(predictions, labels) -> float:
@@ -316,10 +318,10 @@ class Ensemble:
         stack or are the rank references; a rank average without them ranks against each
         member's own held-out predictions (its ``eval_predictions.json``)."""
         if method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+            raise ParameterError("method", method, f"must be one of {METHODS}")
         paths = [Path(m) for m in members]
         if len(paths) < 2:
-            raise ValueError(f"an ensemble needs >= 2 members, got {len(paths)}")
+            raise ParameterError("members", [str(p) for p in paths], "must be >= 2 model folders")
         facts = [_member_facts(p) for p in paths]
         for path, fact in zip(paths[1:], facts[1:]):
             for key in ("score_range", "conditional"):
@@ -329,8 +331,9 @@ class Ensemble:
         oof = None
         if cv_dirs:
             if len(cv_dirs) != len(paths):
-                raise ValueError(f"{len(cv_dirs)} CV folders (--cv-dir) for {len(paths)} "
-                                 "members: give one per member, in the members' order")
+                raise ParameterError("cv_dirs", [str(d) for d in cv_dirs],
+                                     f"must be one CV folder per member, in the members' order: "
+                                     f"{len(cv_dirs)} for {len(paths)} members")
             for path, fact, cv_dir in zip(paths, facts, cv_dirs):
                 kinds = {load_run(p).encoder for p in Path(cv_dir).iterdir()
                          if (p / PREDICTIONS_FILE).is_file()}
@@ -341,8 +344,9 @@ class Ensemble:
         stack = reference = None
         if method == "stack":
             if oof is None:
-                raise ValueError("method 'stack' needs one CV folder per member (--cv-dir), "
-                                 "whose out-of-fold predictions fit the weights")
+                raise ParameterError("cv_dirs", None, "must be given for method 'stack': one CV "
+                                     "folder per member, whose out-of-fold predictions fit the "
+                                     "weights")
             stack = fit_stack(*oof)
         else:
             if weights is not None:
@@ -378,8 +382,8 @@ class Ensemble:
         path = Path(path)
         if path.exists() and not (path / ENSEMBLE_FILE).is_file() and (
                 not path.is_dir() or any(path.iterdir())):
-            raise ValueError(f"--output {path}: not empty and holds no ensemble (no "
-                             f"{ENSEMBLE_FILE}); choose an empty or new folder")
+            raise ParameterError("path", str(path), f"not empty and holds no ensemble (no "
+                                 f"{ENSEMBLE_FILE}); choose an empty or new folder")
         with replaced_whole(path) as staging:
             names = []
             for i, member in enumerate(self.members):
@@ -459,8 +463,8 @@ Ensemble.load("ENSEMBLE_DIR").predict(["a sentence"], ["another sentence"])
 def _held_out_scores(path: Path) -> np.ndarray:
     """A member's predictions on the split it was evaluated on (rank reference without a CV)."""
     if not (path / PREDICTIONS_FILE).is_file():
-        raise ValueError(f"ensemble member {path}: a rank average ranks each member's scores "
-                         f"against reference scores, and this member has none (no "
-                         f"{PREDICTIONS_FILE}: trained without a test split); give --cv-dir, one "
-                         "CV folder per member, whose out-of-fold predictions serve")
+        raise ParameterError("cv_dirs", None, f"must be given: ensemble member {path} has no "
+                             f"held-out predictions (no {PREDICTIONS_FILE}: trained without a "
+                             "test split) for a rank average to rank its scores against; one CV "
+                             "folder per member, whose out-of-fold predictions serve")
     return load_run(path).predictions

@@ -18,6 +18,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from .options import ParameterError
+
 
 class PairLoss(nn.Module):
     """Base class: ``forward(scores, labels, embeddings1=None, embeddings2=None) -> scalar``."""
@@ -30,12 +32,12 @@ class PairLoss(nn.Module):
         raise NotImplementedError
 
 
-class MSELoss(PairLoss):
+class PairMSELoss(PairLoss):
     """``mean((s − y)²)`` of scores ``s`` (batch,) against labels ``y`` (batch,) in [0, 1].
 
     Reference: Reimers & Gurevych 2019 (SBERT, regression objective); Deshpande et al. 2023 §4.1.
 
-    >>> float(MSELoss()(torch.tensor([0.5, 1.0]), torch.tensor([0.0, 1.0])))
+    >>> float(PairMSELoss()(torch.tensor([0.5, 1.0]), torch.tensor([0.0, 1.0])))
     0.125
     """
 
@@ -81,7 +83,7 @@ class QuadrupletLoss(PairLoss):
 
 
 class QuadrupletMSELoss(QuadrupletLoss):
-    """``MSELoss(s, y) + QuadrupletLoss(e1, e2)``: the sum of both (Deshpande et al. 2023 §4.1).
+    """``PairMSELoss(s, y) + QuadrupletLoss(e1, e2)``: the sum of both (Deshpande et al. 2023 §4.1).
 
     Shapes as for the two parts: scores, labels (batch,); embeddings (batch, dim), rows in
     (high, low) group order.
@@ -94,7 +96,7 @@ class QuadrupletMSELoss(QuadrupletLoss):
                 + super().forward(scores, labels, embeddings1, embeddings2))
 
 
-class CoSENTLoss(PairLoss):
+class PairCoSENTLoss(PairLoss):
     """``log(1 + Σ_{y_i > y_j} exp(scale · (s_j − s_i)))`` over the batch's pairs of rows.
 
     Scores and labels (batch,). Penalises every pair of rows whose predicted order contradicts
@@ -102,7 +104,7 @@ class CoSENTLoss(PairLoss):
     scale free. Reference: Su 2022, "CoSENT" (https://kexue.fm/archives/8847); scale 20 as in
     sentence-transformers' ``CoSENTLoss`` and Li & Li 2023 (AnglE).
 
-    >>> round(float(CoSENTLoss()(torch.tensor([0.1, 0.9]), torch.tensor([1.0, 0.0]))), 3)
+    >>> round(float(PairCoSENTLoss()(torch.tensor([0.1, 0.9]), torch.tensor([1.0, 0.0]))), 3)
     16.0
     """
 
@@ -120,13 +122,13 @@ class CoSENTLoss(PairLoss):
 
 
 LOSSES: dict[str, type[PairLoss]] = {
-    cls.name: cls for cls in (MSELoss, QuadrupletLoss, QuadrupletMSELoss, CoSENTLoss)}
+    cls.name: cls for cls in (PairMSELoss, QuadrupletLoss, QuadrupletMSELoss, PairCoSENTLoss)}
 OBJECTIVES = tuple(LOSSES)
 
 
-def build_loss(name: str, *, margin: float = 1.0) -> PairLoss:
-    """The registered loss called ``name`` (``margin`` for the quadruplet losses)."""
-    if name not in LOSSES:
-        raise ValueError(f"--objective {name}: must be one of {OBJECTIVES}")
-    cls = LOSSES[name]
+def build_loss(objective: str, *, margin: float = 1.0) -> PairLoss:
+    """The registered loss called ``objective`` (``margin`` for the quadruplet losses)."""
+    if objective not in LOSSES:
+        raise ParameterError("objective", objective, f"must be one of {OBJECTIVES}")
+    cls = LOSSES[objective]
     return cls(margin=margin) if issubclass(cls, QuadrupletLoss) else cls()

@@ -17,7 +17,9 @@ and, for the tri-encoder's condition layers, ``semrel_head.safetensors``. A cros
 is a sequence-classification model that ``sentence_transformers.CrossEncoder(dir)`` loads; a
 plain (unconditional) bi-encoder also writes the sentence-transformers files, so
 ``SentenceTransformer(dir)`` loads it. ``PairEncoder.from_pretrained(dir)`` rebuilds whichever
-kind was saved.
+kind was saved. The classes are :class:`CrossPairEncoder`, :class:`BiPairEncoder` and
+:class:`TriPairEncoder`, named apart from sentence-transformers' ``CrossEncoder`` and
+``SentenceTransformer`` (which open their folders).
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ from transformers import (AutoModel, AutoModelForSequenceClassification, AutoTok
                           PreTrainedModel, PreTrainedTokenizerBase)
 from transformers.utils import ModelOutput
 
-POOLINGS = ("mean", "cls")
-TRI_COMBINES = ("hadamard", "concat")
+from .options import POOLINGS, TRI_COMBINES, MissingPathError, ParameterError
+
 CONFIG_NAME = "semrel_encoder.json"
 HEAD_NAME = "semrel_head.safetensors"
 PRETOKENIZED = ("input_ids", "token_type_ids")  # kept per sequence; the mask follows from lengths
@@ -76,14 +78,14 @@ class PairEncoder(nn.Module):
 
     kind: ClassVar[str] = ""
     has_embeddings: ClassVar[bool] = True  # one vector per sentence (needed by quadruplet losses)
-    fit_options: ClassVar[tuple[str, ...]] = ("pooling", "max_length")  # FitOptions it takes
+    fit_options: ClassVar[tuple[str, ...]] = ("pooling", "max_length")  # PairTrainingArguments it takes
     description: ClassVar[str] = ""  # one line for the model card
 
     def __init__(self, encoder: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, *,
                  pooling: str = "mean", conditional: bool = False, max_length: int = 256):
         super().__init__()
         if pooling not in POOLINGS:
-            raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
+            raise ParameterError("pooling", pooling, f"must be one of {POOLINGS}")
         self.encoder, self.tokenizer = encoder, tokenizer
         self.pooling, self.conditional = pooling, conditional
         # never longer than the encoder can take (position embeddings, tokenizer limit)
@@ -128,7 +130,7 @@ class PairEncoder(nn.Module):
         """Load a model saved by :meth:`save_pretrained` (any kind)."""
         path = Path(path)
         if not path.is_dir():
-            raise FileNotFoundError(f"--model {path}: no such model folder")
+            raise MissingPathError("path", str(path), "no such model folder")
         config_file = path / CONFIG_NAME
         if not config_file.is_file():
             raise FileNotFoundError(f"{config_file} not found: {path} was not saved by "
@@ -236,7 +238,7 @@ class PairEncoder(nn.Module):
         return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 
 
-class CrossEncoder(PairEncoder):
+class CrossPairEncoder(PairEncoder):
     """One sequence ``s1 [SEP] s2 [SEP] condition`` -> the architecture's own
     sequence-classification head (one label; BERT: pooler over [CLS] -> dropout -> linear) ->
     sigmoid.
@@ -259,7 +261,7 @@ class CrossEncoder(PairEncoder):
         self.pooling = None
 
     @classmethod
-    def from_encoder(cls, path: str | Path, **options) -> "CrossEncoder":
+    def from_encoder(cls, path: str | Path, **options) -> "CrossPairEncoder":
         if (Path(path) / HEAD_NAME).is_file():
             raise ValueError(f"{path} holds a cross-encoder saved by an older semrel (its head in "
                              f"{HEAD_NAME}, pooled differently from the sequence-classification "
@@ -273,7 +275,7 @@ class CrossEncoder(PairEncoder):
 
     def save_pretrained(self, path):
         self.encoder.config.sentence_transformers = {"activation_fn": self.ACTIVATION}
-        self.tokenizer.model_max_length = self.max_length  # the truncation CrossEncoder applies
+        self.tokenizer.model_max_length = self.max_length  # the truncation ST's CrossEncoder applies
         return super().save_pretrained(path)
 
     def texts(self, sentence1, sentence2, condition):
@@ -291,7 +293,7 @@ class CrossEncoder(PairEncoder):
         return SimilarityOutput(scores=torch.sigmoid(logits.squeeze(-1)))
 
 
-class BiEncoder(PairEncoder):
+class BiPairEncoder(PairEncoder):
     """``cos(pool(enc(s1[, c])), pool(enc(s2[, c])))`` through one shared encoder."""
 
     kind = "bi"
@@ -331,7 +333,7 @@ class BiEncoder(PairEncoder):
         st.save(str(path), create_model_card=False)
 
 
-class TriEncoder(BiEncoder):
+class TriPairEncoder(BiPairEncoder):
     """s1, s2 and the condition encoded apart; the transformed condition conditions each sentence."""
 
     kind = "tri"
@@ -345,7 +347,7 @@ class TriEncoder(BiEncoder):
         if not self.conditional:
             raise ValueError("a tri-encoder needs a condition (conditional=True)")
         if combine not in TRI_COMBINES:
-            raise ValueError(f"combine must be one of {TRI_COMBINES}, got {combine!r}")
+            raise ParameterError("combine", combine, f"must be one of {TRI_COMBINES}")
         self.combine = combine
         self.condition_transform = nn.Linear(self.dim, self.dim)
         self.concat_linear = nn.Linear(2 * self.dim, self.dim) if combine == "concat" else None
@@ -369,7 +371,7 @@ class TriEncoder(BiEncoder):
 
 
 MODEL_CLASSES: dict[str, type[PairEncoder]] = {
-    cls.kind: cls for cls in (CrossEncoder, BiEncoder, TriEncoder)
+    cls.kind: cls for cls in (CrossPairEncoder, BiPairEncoder, TriPairEncoder)
 }  # the one registry of encoder kinds: adding a kind is a class above and a line here
 ENCODER_KINDS = tuple(MODEL_CLASSES)
 
@@ -378,7 +380,7 @@ def build_model(kind: str, encoder_path: str | Path, *, seed: int = 0, **options
     """A new ``kind`` ('cross' | 'bi' | 'tri') encoder over the pretrained transformer at a path;
     new head weights are drawn from ``torch.manual_seed(seed)`` (global RNG state untouched)."""
     if kind not in MODEL_CLASSES:
-        raise ValueError(f"--encoder {kind}: must be one of {ENCODER_KINDS}")
+        raise ParameterError("kind", kind, f"must be one of {ENCODER_KINDS}")
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         return MODEL_CLASSES[kind].from_encoder(encoder_path, **options)

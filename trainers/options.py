@@ -1,94 +1,177 @@
-"""The options of one training run (stdlib only, so the CLI builds its --help without torch).
+"""Names, choices and rules of the training arguments; stdlib only, so the ``semrel`` command
+builds its ``--help`` and checks its flags without importing torch.
 
-Names of encoder kinds and objectives are checked against their registries
-(:data:`trainers.models.MODEL_CLASSES`, :data:`trainers.losses.LOSSES`) when the run starts.
+* :class:`ParameterError`: a parameter outside its rule, worded in the Python API's names
+  (``num_train_epochs=0: must be a number > 0``); the CLI words the same error in its flags
+  (``--epochs 0: must be ...``) from the parameter it carries.
+* :data:`OPTIONS`: the options a run records (run fingerprint, model card, ``metrics.json``) and
+  the ``semrel fit``/``cv`` flags, each with the field of
+  :class:`~trainers.arguments.PairTrainingArguments` it sets and that field's default.
+* :data:`RULES`: what each argument must be, checked by ``PairTrainingArguments`` and, before
+  torch is imported, by the CLI.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 ON_INVALID = ("raise", "omit")
 COMPILE_MODES = ("none", "default", "reduce-overhead", "max-autotune")
 PRECISIONS = ("auto", "bf16", "fp32")
+POOLINGS = ("mean", "cls")
+TRI_COMBINES = ("hadamard", "concat")
+# TrainingArguments.train_sampling_strategy values a pair trainer takes (semrel's samplers)
+SAMPLING_STRATEGIES = ("group_by_length", "random")
+
+
+class _Names(dict):
+    def __init__(self, name):
+        super().__init__()
+        self.name = name
+
+    def __missing__(self, key):
+        return self.name(key)
+
+
+class ParameterError(ValueError):
+    """``parameter`` (as the Python API names it) holds ``value``, which breaks ``rule``.
+
+    ``str()`` is the Python wording, ``parameter=value: rule``; :meth:`worded` words it for
+    another door (the CLI gives its flag names and value format). ``{name}`` fields in ``rule``
+    name other parameters and are worded the same way.
+
+    >>> str(ParameterError("max_steps", 0, "must be -1 (train for {num_train_epochs}) or >= 1"))
+    'max_steps=0: must be -1 (train for num_train_epochs) or >= 1'
+    """
+
+    def __init__(self, parameter: str, value, rule: str):
+        self.parameter, self.value, self.rule = parameter, value, rule
+        super().__init__(self.worded())
+
+    def worded(self, name=str, show=repr, sep: str = "=") -> str:
+        """``name(parameter) + sep + show(value) + ": " + rule`` (no ``sep`` when ``show``
+        gives nothing), with ``name`` also applied to the parameters the rule names."""
+        try:
+            rule = self.rule.format_map(_Names(name))
+        except (ValueError, IndexError, AttributeError):  # braces that name nothing: as written
+            rule = self.rule
+        shown = show(self.value)
+        return f"{name(self.parameter)}{sep + shown if shown else ''}: {rule}"
+
+
+class MissingPathError(ParameterError, FileNotFoundError):
+    """A :class:`ParameterError` for a file or folder that does not exist."""
 
 
 @dataclass(frozen=True)
-class FitOptions:
-    """Model and training hyperparameters of one run (``batch_size`` is per device;
-    ``group_by_length`` batches pairs of similar token length, see
-    :class:`~trainers.samplers.GroupBatchSampler`; ``pooling`` applies to bi- and tri-encoders;
-    ``on_invalid="omit"`` drops tied condition groups of quadruplet objectives and counts them).
-    GPU speed, opt-in: ``compile`` compiles the transformer with ``torch.compile`` in that mode
-    (``reduce-overhead``: CUDA graphs); ``pad_to_multiple_of`` pads batches to width buckets (few
-    shapes to compile); ``num_workers`` collates batches in that many DataLoader processes.
-    ``precision``: ``auto`` (bf16 autocast + TF32 on a GPU, fp16 where it lacks bf16; float32 on
-    CPU), ``bf16`` (bf16 autocast on either, refused by a GPU without bf16; on a CPU with
-    AVX512-BF16 or AMX about 1.7x faster for mpnet), ``fp32`` (no autocast, no TF32). Master
-    weights stay float32 in every case.
-    A value outside its rule is a ``ValueError`` naming the option."""
+class Option:
+    """One recorded option: ``name`` (its key in records, and the CLI flag ``--name``), the
+    ``argument`` (field of ``PairTrainingArguments``) it sets, its ``default`` as recorded, the
+    CLI's ``help``; ``values`` maps recorded values to argument values where they differ."""
 
-    encoder: str = "bi"
-    objective: str = "mse"
-    pooling: str = "mean"
-    combine: str = "hadamard"
-    max_length: int = 256
-    epochs: float = 4.0
-    batch_size: int = 16
-    learning_rate: float = 2e-5
-    warmup: float = 0.1
-    weight_decay: float = 0.01
-    seed: int = 42
-    max_steps: int = -1
-    margin: float = 1.0
-    on_invalid: str = "raise"
-    group_by_length: bool = True
-    compile: str = "none"
-    pad_to_multiple_of: int = 0
-    num_workers: int = 0
-    precision: str = "auto"
+    name: str
+    argument: str
+    default: object
+    help: str
+    choices: tuple | None = None
+    values: tuple[tuple[object, object], ...] = ()
 
-    def __post_init__(self):
-        rules = [
-            ("epochs", math.isfinite(self.epochs) and self.epochs > 0, "a number > 0 (e.g. 2.5)"),
-            ("max_length", self.max_length >= 1, "an integer >= 1"),
-            ("batch_size", self.batch_size >= 1, "an integer >= 1"),
-            ("learning_rate", math.isfinite(self.learning_rate) and self.learning_rate > 0,
-             "a number > 0"),
-            ("warmup", math.isfinite(self.warmup) and self.warmup >= 0,
-             "a fraction of the steps in [0, 1) or a step count >= 1"),
-            ("weight_decay", math.isfinite(self.weight_decay) and self.weight_decay >= 0,
-             "a number >= 0"),
-            ("max_steps", self.max_steps == -1 or self.max_steps >= 1,
-             "-1 (train for --epochs) or an integer >= 1"),
-            ("margin", math.isfinite(self.margin), "a finite number"),
-            ("on_invalid", self.on_invalid in ON_INVALID, f"one of {ON_INVALID}"),
-            ("compile", self.compile in COMPILE_MODES, f"one of {COMPILE_MODES}"),
-            ("pad_to_multiple_of", self.pad_to_multiple_of >= 0, "an integer >= 0 (0: none)"),
-            ("num_workers", self.num_workers >= 0, "an integer >= 0"),
-            ("precision", self.precision in PRECISIONS, f"one of {PRECISIONS}"),
-        ]
-        for name, ok, rule in rules:
-            if not ok:
-                raise ValueError(f"--{name.replace('_', '-')} {getattr(self, name)!r}: must be "
-                                 f"{rule}")
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def to_argument(self, value):
+        return dict(self.values).get(value, value) if self.values else value
+
+    def to_record(self, value):
+        return {a: r for r, a in self.values}.get(value, value) if self.values else value
 
 
-def stored_options(saved: dict) -> dict:
-    """Options as a run stored them (``asdict(FitOptions)`` of an earlier version), with the
-    options added to :class:`FitOptions` since then at their defaults (e.g. ``precision``)."""
-    return {**asdict(FitOptions()), **saved}
+OPTIONS: tuple[Option, ...] = (  # kinds and losses as registered in trainers.models / .losses
+    Option("encoder", "encoder", "bi", "encoder kind: cross | bi | tri"),
+    Option("objective", "objective", "mse",
+           "loss: mse | quad | quad+mse | cosent (quad: bi/tri-encoders, C-STS groups)"),
+    Option("pooling", "pooling", "mean",
+           "bi/tri-encoders: mean | cls (a cross-encoder uses its classification head)", POOLINGS),
+    Option("combine", "combine", "hadamard", "tri-encoder: hadamard | concat", TRI_COMBINES),
+    Option("max_length", "max_length", 256, "tokens per sequence (truncation)"),
+    Option("epochs", "num_train_epochs", 4.0, "training epochs (a float such as 2.5 is fine)"),
+    Option("batch_size", "per_device_train_batch_size", 16, "pairs per device and step"),
+    Option("learning_rate", "learning_rate", 2e-5, "peak learning rate (AdamW, linear decay)"),
+    Option("warmup", "warmup_steps", 0.1, "warmup: fraction of the steps (< 1) or a step count"),
+    Option("weight_decay", "weight_decay", 0.01, "AdamW weight decay"),
+    Option("seed", "seed", 42, "seed of the new head weights, data order and dropout"),
+    Option("max_steps", "max_steps", -1, "stop after this many steps (-1: train for --epochs)"),
+    Option("margin", "margin", 1.0, "quadruplet loss margin"),
+    Option("on_invalid", "on_invalid", "raise",
+           "tied condition groups: raise (error) | omit (drop and count them)", ON_INVALID),
+    Option("group_by_length", "train_sampling_strategy", True,
+           "batch pairs of similar token length (less padding)",
+           values=((True, "group_by_length"), (False, "random"))),
+    Option("compile", "compile", "none",
+           "GPU, opt-in: torch.compile the transformer in this mode (reduce-overhead: CUDA "
+           "graphs)", COMPILE_MODES),
+    Option("pad_to_multiple_of", "pad_to_multiple_of", 0,
+           "pad batch widths up to a multiple of this (few shapes to compile; 0: no rounding)"),
+    Option("num_workers", "dataloader_num_workers", 0,
+           "DataLoader worker processes that collate batches, kept across epochs (0: the main "
+           "process)"),
+    Option("precision", "precision", "auto",
+           "auto: bf16 autocast + TF32 on a GPU, float32 on CPU | bf16: bf16 autocast on either "
+           "(fast on CPUs with AVX512-BF16/AMX) | fp32: no autocast, no TF32", PRECISIONS),
+)
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _integer(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+RULES = {  # argument: (test, rule); `{name}` names another argument
+    "num_train_epochs": (lambda v: _number(v) and v > 0, "must be a number > 0 (e.g. 2.5)"),
+    "max_length": (lambda v: _integer(v) and v >= 1, "must be an integer >= 1"),
+    "per_device_train_batch_size": (lambda v: _integer(v) and v >= 1, "must be an integer >= 1"),
+    "learning_rate": (lambda v: _number(v) and v > 0, "must be a number > 0"),
+    "warmup_steps": (lambda v: _number(v) and v >= 0,
+                     "must be a fraction of the steps in [0, 1) or a step count >= 1"),
+    "weight_decay": (lambda v: _number(v) and v >= 0, "must be a number >= 0"),
+    "seed": (_integer, "must be an integer"),
+    "max_steps": (lambda v: _integer(v) and (v == -1 or v >= 1),
+                  "must be -1 (train for {num_train_epochs}) or an integer >= 1"),
+    "margin": (_number, "must be a finite number"),
+    "on_invalid": (lambda v: v in ON_INVALID, f"must be one of {ON_INVALID}"),
+    "pooling": (lambda v: v in POOLINGS, f"must be one of {POOLINGS}"),
+    "combine": (lambda v: v in TRI_COMBINES, f"must be one of {TRI_COMBINES}"),
+    "compile": (lambda v: v in COMPILE_MODES, f"must be one of {COMPILE_MODES}"),
+    "pad_to_multiple_of": (lambda v: _integer(v) and v >= 0, "must be an integer >= 0 (0: none)"),
+    "dataloader_num_workers": (lambda v: _integer(v) and v >= 0, "must be an integer >= 0"),
+    "precision": (lambda v: v in PRECISIONS, f"must be one of {PRECISIONS}"),
+    "train_sampling_strategy": (lambda v: v in SAMPLING_STRATEGIES,
+                                f"must be one of {SAMPLING_STRATEGIES} (pair batches are drawn "
+                                "by semrel's group sampler)"),
+    "save_steps": (lambda v: _number(v) and v > 0,
+                   "must be a step count >= 1 (or a fraction of the steps in (0, 1))"),
+}
+
+
+def check_arguments(values) -> None:
+    """``ParameterError`` for the first of ``values`` (argument name -> value) that breaks its
+    rule in :data:`RULES`; arguments without a rule pass."""
+    for name, (test, rule) in RULES.items():
+        if name in values and not test(values[name]):
+            raise ParameterError(name, values[name], rule)
 
 
 def check_score_range(score_range) -> tuple[float, float]:
-    """``(lo, hi)``: two finite numbers with ``lo < hi``, else a ValueError naming --score-range."""
-    lo, hi = (float(x) for x in score_range)
+    """``(lo, hi)``: two finite numbers with ``lo < hi``, else a ParameterError."""
+    try:
+        lo, hi = (float(x) for x in score_range)
+    except (TypeError, ValueError):
+        raise ParameterError("score_range", score_range, "must be two numbers (lo, hi)") from None
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ValueError(f"--score-range {lo:g} {hi:g}: must be two finite numbers LO < HI")
+        raise ParameterError("score_range", (lo, hi), "must be two finite numbers lo < hi")
     return lo, hi
-
-
-def check_save_steps(save_steps: int | None) -> None:
-    if save_steps is not None and save_steps < 1:
-        raise ValueError(f"--save-steps {save_steps}: must be an integer >= 1")

@@ -1,5 +1,5 @@
-"""``--model NAME|PATH``: a verified packaged encoder by name (``minilm``, ``mpnet``; see
-:mod:`dataset_scripts.pretrained`) or a local transformer folder."""
+"""A starting transformer by name or path: a verified packaged encoder (``minilm``, ``mpnet``; see
+:mod:`semrel.dataset_scripts.pretrained`) or a local transformer folder."""
 
 from __future__ import annotations
 
@@ -7,14 +7,16 @@ from pathlib import Path
 
 from semrel.dataset_scripts.pretrained import PACKAGED_MODELS, packaged_model_path
 
+from .options import MissingPathError
+
 
 def resolve_model(name_or_path: str) -> str:
-    """A packaged model's verified folder, or ``name_or_path`` when it is a folder;
-    ``ValueError`` naming the known packaged models otherwise (nothing is downloaded)."""
+    """A packaged model's verified folder, or ``name_or_path`` when it is a folder; a
+    ``ParameterError`` naming the known packaged models otherwise (nothing is downloaded)."""
     if name_or_path in PACKAGED_MODELS:
         return str(packaged_model_path(name_or_path))
     path = Path(name_or_path).expanduser()
     if path.is_dir():
         return str(path)
-    raise ValueError(f"--model {name_or_path}: neither a model folder nor a packaged model name "
-                     f"({', '.join(sorted(PACKAGED_MODELS))})")
+    raise MissingPathError("name_or_path", name_or_path, "neither a model folder nor a packaged "
+                           f"model name ({', '.join(sorted(PACKAGED_MODELS))})")

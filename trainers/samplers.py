@@ -1,4 +1,5 @@
-"""Training batches made of whole row groups, optionally grouped by length to cut padding."""
+"""Training batches made of whole row groups, optionally grouped by length to cut padding, and
+the row order that hands them to the Trainer's own DataLoader."""
 
 from __future__ import annotations
 
@@ -78,3 +79,25 @@ class GroupBatchSampler(Sampler[list[int]]):
         for b in range(len(self)):
             chosen = order[b * self.groups_per_batch:(b + 1) * self.groups_per_batch]
             yield self.groups[chosen].reshape(-1).tolist()
+
+
+class BatchOrderSampler(Sampler[int]):
+    """The rows of ``batches``' batches, one after the other. Every batch of a
+    :class:`GroupBatchSampler` but the last holds ``batch_size`` rows, so a DataLoader with that
+    ``batch_size`` cuts this stream into exactly those batches (``drop_last`` drops the partial
+    one): the Trainer builds the DataLoader, with all its arguments, and the batches stay ours.
+    ``set_epoch`` (called by the Trainer through accelerate each epoch) reaches ``batches``."""
+
+    def __init__(self, batches: GroupBatchSampler):
+        self.batches = batches
+
+    def set_epoch(self, epoch: int) -> None:
+        self.batches.set_epoch(epoch)
+
+    def __len__(self) -> int:
+        b = self.batches
+        return len(b) * b.batch_size if b.drop_last else b.groups.size
+
+    def __iter__(self):
+        for batch in self.batches:
+            yield from batch

@@ -1,17 +1,21 @@
 """Runs: fit one split, cross-validate over a family of configs, predict a split.
 
-Everything here works on any dataset with the shared pair schema: a ``dataset_scripts``
-registry id (its ``score_range`` gives the label scale) or a ``DatasetDict.save_to_disk`` folder
-with an explicit ``score_range``. Per-source Spearman is reported when the evaluated split has a
-``source`` column.
+Everything here works on any dataset with the shared pair schema (:func:`load_pairs`): a
+``dataset_scripts`` registry id (its ``score_range`` gives the label scale), a
+``DatasetDict.save_to_disk`` folder, a Hub-layout folder (Parquet + README ``configs:``, as
+``semrel build`` exports), a Hub dataset id, or a ``datasets.DatasetDict``. Per-source Spearman
+is reported when the evaluated split has a ``source`` column. Training arguments are
+:class:`~trainers.arguments.PairTrainingArguments`.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
+import re
 import shutil
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import datasets
@@ -19,25 +23,26 @@ import numpy as np
 
 from semrel.dataset_scripts.pretrained import known_base_model
 
+from .arguments import PairTrainingArguments, precision_used, recorded_options, stored_options
 from .card import write_model_card
 from .data import prepare_pairs, pretokenize_pairs, unscale
 from .ensemble import ENSEMBLE_FILE, PREDICTIONS_FILE, Ensemble, cv_ensemble, load_run
-from .losses import LOSSES
-from .models import MODEL_CLASSES, PairEncoder, build_model
-from .options import FitOptions, check_score_range, check_save_steps, stored_options
-from .trainer import (EpochClock, PairTrainer, SimilarityResult, precision_used,
-                      similarity_scores, training_arguments)
+from .models import PairEncoder, build_model
+from .options import OPTIONS, MissingPathError, ParameterError, check_score_range
+from .trainer import EpochClock, PairTrainer, SimilarityResult, similarity_scores
 
 FAMILIES = {"cv": "cv-fold-", "lodo": "lodo-"}
-# the run's fingerprint (what --resume and --overwrite check); beside the checkpoints, which stay
+# the run's fingerprint (what resuming and overwriting check); beside the checkpoints, which stay
 # local (publishing skips checkpoints/), since it names the local starting-model path
 RUN_FILE = "checkpoints/semrel_run.json"
+HUB_ID = re.compile(r"^[\w.-]+/[\w.-]+$")  # namespace/name
 
 
 @dataclass(frozen=True)
 class PairData:
     """A loaded pair dataset: its splits, native score range and provenance for the card
-    (``citation``: the data's BibTeX; ``hub_id``: its Hub dataset id where it has one)."""
+    (``name``: what records call it; ``config``: its config, where it has one; ``citation``: the
+    data's BibTeX; ``hub_id``: its Hub dataset id where it has one)."""
 
     splits: datasets.DatasetDict
     score_range: tuple[float, float]
@@ -45,13 +50,15 @@ class PairData:
     citation: str = ""
     language: tuple[str, ...] = ()
     hub_id: str | None = None
+    config: str | None = None
 
 
 @dataclass(frozen=True)
 class FitResult:
     """What one run measured: scores on ``eval_split`` (on the [0, 1] label scale), per-source
     Spearman, training size and speed (pairs/s over the steps trained in this process, so a
-    resumed run counts only what it trained after resuming; the seconds of each epoch trained)."""
+    resumed run counts only what it trained after resuming; the seconds of each epoch trained)
+    and the options it ran with (:func:`~trainers.arguments.recorded_options`)."""
 
     output_dir: str
     eval_split: str | None
@@ -67,76 +74,217 @@ class FitResult:
     score_range: tuple[float, float] | None = None
     precision: str = ""
     epoch_seconds: list[float] = field(default_factory=list)
+    options: dict = field(default_factory=dict)
 
 
-def load_pairs(dataset: str, config: str = "default", *, score_range=None, mirror=None,
-               data_dir=None, cache_dir=None, **builder_kwargs) -> PairData:
-    """A registry dataset (``dataset_scripts.load``; its own score range, so ``score_range`` is
-    refused) or a ``save_to_disk`` folder (needs ``score_range``)."""
-    if data_dir is not None and not Path(data_dir).expanduser().is_dir():
-        raise FileNotFoundError(f"--data-dir {data_dir}: no such folder")
-    if Path(dataset).is_dir():
+@dataclass(frozen=True)
+class _Source:
+    """Where a dataset argument points: ``kind`` registry | disk (``save_to_disk``) | folder
+    (Hub layout) | hub; its declared configs and card (folder, hub) when it has them."""
+
+    kind: str
+    where: str
+    configs: tuple[str, ...] = ()
+    card: object = None
+
+
+def _card_configs(card) -> tuple[str, ...]:
+    configs = (card.data.get("configs") or []) if card else []
+    return tuple(c["config_name"] for c in configs)
+
+
+def _resolve(dataset: str) -> _Source:
+    """What ``dataset`` names, tried in this order: a registry id, a folder (``save_to_disk``
+    or Hub layout), a Hub dataset id ``namespace/name``; a ParameterError naming what was tried
+    otherwise."""
+    from huggingface_hub import DatasetCard
+    from huggingface_hub.errors import RemoteEntryNotFoundError
+
+    from semrel.dataset_scripts.registry import REGISTRY
+
+    if dataset in REGISTRY:
+        return _Source("registry", dataset, tuple(REGISTRY[dataset].configs))
+    path = Path(dataset).expanduser()
+    tried = f"not a registry id ({', '.join(sorted(REGISTRY))})"
+    if path.is_dir():
+        if (path / "dataset_dict.json").is_file():
+            return _Source("disk", str(path))
+        if (path / "state.json").is_file():
+            raise ParameterError("dataset", dataset, "is a save_to_disk folder of one Dataset; "
+                                 "a DatasetDict (with a train split) is needed")
+        card = DatasetCard.load(path / "README.md") if (path / "README.md").is_file() else None
+        return _Source("folder", str(path), _card_configs(card), card)
+    if path.exists():
+        raise ParameterError("dataset", dataset, f"{tried}, and a file, not a folder")
+    if not HUB_ID.match(dataset):
+        raise ParameterError("dataset", dataset, f"{tried}, no folder, and not a Hub dataset id "
+                             "(namespace/name)")
+    try:
+        card = DatasetCard.load(dataset, repo_type="dataset")
+    except RemoteEntryNotFoundError:  # a Hub dataset without a card
+        card = None
+    except Exception as exc:  # offline, unknown repo, no access: say what was tried
+        raise ParameterError("dataset", dataset, f"{tried}, no folder, and the Hub dataset could "
+                             f"not be read ({_first_line(exc)})") from None
+    return _Source("hub", dataset, _card_configs(card), card)
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
+
+
+def dataset_configs(dataset: str) -> tuple[str, ...]:
+    """The configs ``dataset`` declares (registry spec or dataset card); empty when it declares
+    none (a ``save_to_disk`` folder, a folder or Hub dataset without ``configs:``)."""
+    return _resolve(dataset).configs
+
+
+def _recorded_range(card, score_range, where: str) -> tuple[float, float]:
+    """The score range a dataset card records (``score_range: [lo, hi]``), else the given one."""
+    recorded = card.data.get("score_range") if card else None
+    if recorded is None:
         if score_range is None:
-            raise ValueError(f"{dataset} is a folder: give its score range (--score-range LO HI)")
-        return PairData(datasets.load_from_disk(dataset), check_score_range(score_range),
-                        f"{dataset}")
+            raise ParameterError("score_range", None, f"must be given: {where} records no score "
+                                 "range (score_range: [lo, hi] in its card)")
+        return check_score_range(score_range)
+    recorded = check_score_range(recorded)
+    if score_range is not None and check_score_range(score_range) != recorded:
+        raise ParameterError("score_range", list(score_range), f"differs from the score range "
+                             f"{list(recorded)} that {where} records; leave it out")
+    return recorded
+
+
+def _card_citation(card) -> str:
+    match = re.search(r"```bibtex\n(.*?)```", card.text, re.S) if card else None
+    return match[1].strip() if match else ""
+
+
+def load_pairs(dataset, config: str = "default", *, score_range=None, mirror=None,
+               data_dir=None, cache_dir=None, **builder_kwargs) -> PairData:
+    """``dataset`` as :class:`PairData`, whatever form it takes:
+
+    * a registry id (``str-2021``, ``c-sts``, ...): ``dataset_scripts.load`` with ``mirror``,
+      ``data_dir``, ``cache_dir`` and builder options (``password``); its own score range;
+    * a ``DatasetDict.save_to_disk`` folder, or a ``datasets.DatasetDict``: ``score_range``
+      needed, no configs;
+    * a Hub-layout folder (data files + README.md with YAML ``configs:``, as ``semrel build``
+      exports) or a Hub dataset id ``namespace/name``: stock ``datasets.load_dataset(dataset,
+      config)``; the score range its card records (``score_range: [lo, hi]``), else
+      ``score_range``.
+
+    A ``score_range`` that contradicts the data's own is an error; so are registry-only
+    options given for other data. Errors name what was tried.
+    """
+    if data_dir is not None and not Path(data_dir).expanduser().is_dir():
+        raise MissingPathError("data_dir", str(data_dir), "no such folder")
+    if isinstance(dataset, datasets.DatasetDict):
+        _registry_only(None, mirror=mirror, data_dir=data_dir, **builder_kwargs)
+        first = next(iter(dataset.values()), None)
+        name = (first.info.dataset_name if first is not None else None) or "DatasetDict"
+        return PairData(dataset, _no_configs(config, score_range, "a DatasetDict"),
+                        name if config == "default" else f"{name}/{config}")
+    dataset = str(dataset)
+    source = _resolve(dataset)
+    if source.kind == "registry":
+        return _registry_pairs(dataset, config, score_range, mirror=mirror, data_dir=data_dir,
+                               cache_dir=cache_dir, **builder_kwargs)
+    _registry_only(dataset, mirror=mirror, data_dir=data_dir, **builder_kwargs)
+    if source.kind == "disk":
+        return PairData(datasets.load_from_disk(source.where),
+                        _no_configs(config, score_range, "a save_to_disk folder"), source.where)
+    if source.configs and config not in source.configs:
+        raise ParameterError("config", config, f"must be a config of {dataset}: "
+                             f"{', '.join(source.configs)}")
+    lo_hi = _recorded_range(source.card, score_range, dataset)
+    name = config if source.configs or config != "default" else None
+    try:
+        splits = datasets.load_dataset(source.where, name, cache_dir=cache_dir)
+    except Exception as exc:
+        what = "folder" if source.kind == "folder" else "Hub dataset"
+        raise ParameterError("dataset", dataset, f"is a {what} that datasets.load_dataset cannot "
+                             f"read ({_first_line(exc)})") from None
+    language = source.card.data.get("language") if source.card else None
+    return PairData(splits, lo_hi, f"{dataset}/{config}", _card_citation(source.card),
+                    tuple([language] if isinstance(language, str) else language or ()),
+                    dataset if source.kind == "hub" else None, config)
+
+
+def _no_configs(config: str, score_range, what: str) -> tuple[float, float]:
+    if config != "default":
+        raise ParameterError("config", config, f"must be 'default': {what} has no configs")
+    if score_range is None:
+        raise ParameterError("score_range", None, f"must be given for {what} (its native score "
+                             "range, e.g. (0, 5))")
+    return check_score_range(score_range)
+
+
+def _registry_only(dataset, **options) -> None:
+    """Registry-only options given for other data: an error naming the first one."""
+    for name, value in options.items():
+        if value is not None:
+            raise ParameterError(name, value, "is for registry datasets only; "
+                                 f"{dataset or 'a DatasetDict'} is not one")
+
+
+def _registry_pairs(dataset, config, score_range, **load_kwargs) -> PairData:
     import semrel.dataset_scripts
     from semrel.dataset_scripts.registry import REGISTRY
 
-    if dataset not in REGISTRY:
-        raise ValueError(f"--dataset {dataset}: neither a folder nor a known dataset id "
-                         f"({', '.join(sorted(REGISTRY))})")
     spec = REGISTRY[dataset]
     if config not in spec.configs:
-        raise ValueError(f"--config {config}: {dataset} has the configs "
-                         f"{', '.join(spec.configs)}")
-    if score_range is not None:
-        raise ValueError(f"--score-range: {dataset} declares its own score range "
-                         f"{list(spec.score_range)}; --score-range is for folder datasets only")
-    splits = semrel.dataset_scripts.load(dataset, config, mirror=mirror, data_dir=data_dir,
-                                  cache_dir=cache_dir, **builder_kwargs)
+        raise ParameterError("config", config, f"must be a config of {dataset}: "
+                             f"{', '.join(spec.configs)}")
+    if score_range is not None and check_score_range(score_range) != tuple(spec.score_range):
+        raise ParameterError("score_range", list(score_range), f"differs from the score range "
+                             f"{list(spec.score_range)} that {dataset} declares; leave it out")
+    splits = semrel.dataset_scripts.load(dataset, config, **load_kwargs)
     builder = spec.builder_class
     return PairData(splits, spec.score_range, f"{dataset}/{config}", builder.CITATION,
                     tuple(getattr(builder, "LANGUAGES", ()) or ()),
-                    getattr(builder, "HUB_ID", None))
+                    getattr(builder, "HUB_ID", None), config)
 
 
-def run_fingerprint(data: PairData, model_path, options: FitOptions) -> dict:
-    """What makes two runs the same run: data, starting model, options."""
-    return {"data": data.name, "model": str(model_path), "options": asdict(options)}
+def run_fingerprint(data: PairData, model_path, args: PairTrainingArguments) -> dict:
+    """What makes two runs the same run: data, starting model, recorded options."""
+    return {"data": data.name, "model": str(model_path), "options": recorded_options(args)}
 
 
 def holds_run(folder: Path) -> bool:
     return (folder / RUN_FILE).is_file() or (folder / "semrel_encoder.json").is_file()
 
 
-def check_output(output_dir: Path, run: dict, *, resume: bool, overwrite: bool) -> None:
+def check_output(output_dir: Path, run: dict, *, resume=None, overwrite: bool = False) -> None:
     """Refuse an ``output_dir`` that ``run`` may not use: a non-empty folder holding no run
-    (never cleared), a folder holding a run without ``overwrite`` (or, with ``resume``, holding
-    another run: a different fingerprint), a file."""
+    (never cleared), a folder holding a run without ``overwrite`` (or, when resuming, holding
+    another run: a different fingerprint), a file. ``resume``: the checkpoint to resume from
+    (a folder, or True / ``"last"``), or None."""
     if resume and overwrite:
-        raise ValueError("--resume and --overwrite exclude each other")
+        raise ParameterError("overwrite", True, "excludes {resume_from_checkpoint}: overwriting "
+                             "clears the run that resuming continues")
     if output_dir.exists() and not output_dir.is_dir():
-        raise ValueError(f"--output {output_dir}: is a file, not a folder")
+        raise ParameterError("output_dir", str(output_dir), "is a file, not a folder")
     if not (output_dir.is_dir() and any(output_dir.iterdir())):
         return
     if not holds_run(output_dir):
-        raise ValueError(f"--output {output_dir}: not empty and holds no run of "
-                         "semrel; choose an empty or new folder")
+        raise ParameterError("output_dir", str(output_dir), "is not empty and holds no run of "
+                             "semrel; choose an empty or new folder")
     if resume:
         saved = (json.loads((output_dir / RUN_FILE).read_text())
                  if (output_dir / RUN_FILE).is_file() else None)
         if saved and isinstance(saved.get("options"), dict):
             saved["options"] = stored_options(saved["options"])
         if saved != run:
-            raise ValueError(f"--resume: {output_dir} holds another run (data, model or "
-                             "options differ); resume only continues the same run")
+            raise ParameterError("resume_from_checkpoint", resume, f"{output_dir} holds another "
+                                 "run (data, model or options differ); resuming only continues "
+                                 "the same run")
     elif not overwrite:
-        raise ValueError(f"--output {output_dir} already holds a run; pass --overwrite to "
-                         "replace it (or --resume last to continue the same run)")
+        raise ParameterError("output_dir", str(output_dir), "already holds a run: set "
+                             "{overwrite} to replace it, or {resume_from_checkpoint} to continue "
+                             "the same run")
 
 
-def prepare_output(output_dir: Path, run: dict, *, resume: bool, overwrite: bool) -> None:
+def prepare_output(output_dir: Path, run: dict, *, resume=None, overwrite: bool = False) -> None:
     """After :func:`check_output`: clear a held run with ``overwrite``, then write ``run``'s
     fingerprint (``semrel_run.json``)."""
     check_output(output_dir, run, resume=resume, overwrite=overwrite)
@@ -153,7 +301,8 @@ def last_complete_checkpoint(folder: Path) -> Path:
     complete = [p for p in folder.glob("checkpoint-*")
                 if p.name.split("-")[-1].isdigit() and (p / "trainer_state.json").is_file()]
     if not complete:
-        raise ValueError(f"--resume last: no complete checkpoint in {folder}")
+        raise ParameterError("resume_from_checkpoint", "last",
+                             f"no complete checkpoint in {folder}")
     return max(complete, key=lambda p: int(p.name.split("-")[-1]))
 
 
@@ -175,78 +324,62 @@ def per_source_spearman(split: datasets.Dataset, predictions, labels) -> dict[st
             for s in sorted(set(sources.tolist())) if (sources == s).sum() >= 2}
 
 
-def compile_encoder(model: PairEncoder, options: FitOptions) -> None:
-    """``torch.compile`` the model's transformer in place when ``options.compile`` asks for it
-    (state-dict keys and saving stay as they are); shapes are static with width buckets
-    (``pad_to_multiple_of``), dynamic otherwise."""
-    if options.compile != "none":
-        model.encoder.compile(mode=None if options.compile == "default" else options.compile,
-                              dynamic=not options.pad_to_multiple_of)
+def _with_output(args: PairTrainingArguments, output_dir) -> PairTrainingArguments:
+    """``args`` with another ``output_dir`` (a copy: the device fields stay as resolved)."""
+    args = copy.copy(args)
+    args.output_dir = str(output_dir)
+    return args
 
 
-def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.PathLike,
-        options: FitOptions = FitOptions(), *, resume_from_checkpoint: str | bool | None = None,
-        save_steps: int | None = None, overwrite: bool = False, callbacks=None,
-        **argument_overrides) -> FitResult:
-    """Train ``options.encoder`` from the transformer at ``model_path`` on the ``train`` split,
-    evaluate on :func:`eval_split_name`, save model + model card + ``metrics.json`` in
-    ``output_dir`` (checkpoints, when ``save_steps`` is set, in ``output_dir/checkpoints``).
+def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArguments, *,
+        resume_from_checkpoint: str | bool | None = None, overwrite: bool = False,
+        callbacks=None) -> FitResult:
+    """Train ``args.encoder`` from the transformer at ``model_path`` on the ``train`` split,
+    evaluate on :func:`eval_split_name`, save model + model card + ``metrics.json`` in the run
+    folder ``args.output_dir`` (the Trainer's checkpoints, e.g. with ``save_strategy="steps"``,
+    in ``output_dir/checkpoints``).
 
     ``output_dir`` must be new or empty, or hold a run: the same run to resume
-    (``resume_from_checkpoint=True`` picks its last complete checkpoint), or any run with
-    ``overwrite=True`` (cleared first); see :func:`prepare_output`.
+    (``resume_from_checkpoint``, else ``args.resume_from_checkpoint``: a checkpoint folder, or
+    True / ``"last"`` for its last complete checkpoint), or any run with ``overwrite=True``
+    (cleared first); see :func:`prepare_output`.
     """
-    output_dir = Path(output_dir)
-    if options.encoder not in MODEL_CLASSES:
-        raise ValueError(f"--encoder {options.encoder}: must be one of {tuple(MODEL_CLASSES)}")
-    if options.objective not in LOSSES:
-        raise ValueError(f"--objective {options.objective}: must be one of {tuple(LOSSES)}")
-    check_save_steps(save_steps)
+    if args.output_dir is None:
+        raise ParameterError("output_dir", None, "must name the run folder")
+    output_dir = Path(args.output_dir)
+    resume = resume_from_checkpoint if resume_from_checkpoint is not None \
+        else args.resume_from_checkpoint
     if not Path(model_path).is_dir():
-        raise FileNotFoundError(f"--model {model_path}: no such model folder")
-    run = run_fingerprint(data, model_path, options)
+        raise MissingPathError("model_path", str(model_path), "no such model folder")
+    run = run_fingerprint(data, model_path, args)
     main_process = int(os.environ.get("RANK", "0")) == 0  # torchrun: one process owns the folder
     if main_process:
-        check_output(output_dir, run, resume=bool(resume_from_checkpoint), overwrite=overwrite)
+        check_output(output_dir, run, resume=resume, overwrite=overwrite)
     if "train" not in data.splits:
         raise ValueError(f"{data.name}: no train split to fit on (splits: {list(data.splits)})")
     eval_name = eval_split_name(data.splits)
     train_name = f"{data.name}/train"
     train = prepare_pairs(data.splits["train"], data.score_range, where=train_name)
     conditional = "condition" in train.column_names
-    model_class = MODEL_CLASSES[options.encoder]
-    model_options = {name: getattr(options, name) for name in model_class.fit_options}
-    model = build_model(options.encoder, model_path, seed=options.seed, conditional=conditional,
-                        **model_options)
-    compile_encoder(model, options)
+    model = build_model(args.encoder, model_path, seed=args.seed, conditional=conditional,
+                        **args.model_options())
     train = pretokenize_pairs(train, model)
     checkpoints = output_dir / "checkpoints"
     if main_process:
-        prepare_output(output_dir, run, resume=bool(resume_from_checkpoint),
-                       overwrite=overwrite)
+        prepare_output(output_dir, run, resume=resume, overwrite=overwrite)
     start_step = 0
-    if resume_from_checkpoint is True:
-        resume_from_checkpoint = str(last_complete_checkpoint(checkpoints))
-    if resume_from_checkpoint:
-        state = Path(resume_from_checkpoint) / "trainer_state.json"
+    if resume is True or resume == "last":
+        resume = str(last_complete_checkpoint(checkpoints))
+    if resume:
+        state = Path(resume) / "trainer_state.json"
         if not state.is_file():
-            raise ValueError(f"--resume {resume_from_checkpoint}: not a complete checkpoint "
-                             "(no trainer_state.json)")
+            raise ParameterError("resume_from_checkpoint", resume, "is not a complete "
+                                 "checkpoint (no trainer_state.json)")
         start_step = int(json.loads(state.read_text())["global_step"])
-    saving = {"save_strategy": "steps", "save_steps": save_steps} if save_steps else {}
-    args = training_arguments(
-        str(checkpoints), epochs=options.epochs, batch_size=options.batch_size,
-        learning_rate=options.learning_rate, warmup=options.warmup,
-        weight_decay=options.weight_decay, seed=options.seed, max_steps=options.max_steps,
-        precision=options.precision, dataloader_num_workers=options.num_workers,
-        dataloader_persistent_workers=options.num_workers > 0, **saving, **argument_overrides)
     clock = EpochClock()
-    trainer = PairTrainer(model, args, objective=options.objective, margin=options.margin,
-                          on_invalid=options.on_invalid,
-                          group_by_length=options.group_by_length, train_name=train_name,
-                          pad_to_multiple_of=options.pad_to_multiple_of,
+    trainer = PairTrainer(model, _with_output(args, checkpoints), train_name=train_name,
                           train_dataset=train, callbacks=[clock, *(callbacks or [])])
-    train_output = trainer.train(resume_from_checkpoint=resume_from_checkpoint)
+    train_output = trainer.train(resume_from_checkpoint=resume or None)
     scores, per_source = SimilarityResult(None, None, None), {}
     if eval_name is not None:
         evaluation = pretokenize_pairs(prepare_pairs(
@@ -257,8 +390,10 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
         scores = similarity_scores(predictions, labels)
         per_source = per_source_spearman(data.splits[eval_name], predictions, labels)
     seconds = float(train_output.metrics["train_runtime"])
-    pairs_all_steps = (len(train) * float(args.num_train_epochs) if args.max_steps <= 0
-                       else args.max_steps * args.train_batch_size * args.world_size)
+    used = trainer.args
+    pairs_all_steps = (len(train) * float(used.num_train_epochs) if used.max_steps <= 0 else
+                       used.max_steps * used.train_batch_size * used.world_size
+                       * used.gradient_accumulation_steps)
     steps = trainer.state.global_step
     pairs_here = pairs_all_steps * (steps - start_step) / steps if steps else 0.0
     result = FitResult(
@@ -267,39 +402,39 @@ def fit(data: PairData, model_path: str | os.PathLike, output_dir: str | os.Path
         train_pairs=len(train), train_seconds=seconds,
         pairs_per_second=pairs_here / seconds if seconds > 0 else 0.0,
         n_omitted_groups=trainer.n_omitted_groups, data=data.name,
-        score_range=data.score_range, precision=precision_used(args),
-        epoch_seconds=clock.seconds)
+        score_range=data.score_range, precision=precision_used(used),
+        epoch_seconds=clock.seconds, options=run["options"])
     if trainer.is_world_process_zero():
         model.save_pretrained(output_dir)
         (output_dir / "metrics.json").write_text(json.dumps(asdict(result), indent=2,
                                                             allow_nan=False))
         if eval_name is not None:
             write_eval_predictions(output_dir, data, eval_name, predictions, labels, model)
-        write_model_card(output_dir, model=model, data=data, options=options, result=result,
-                         log_history=trainer.state.log_history,
+        write_model_card(output_dir, model=model, data=data, options=result.options,
+                         result=result, log_history=trainer.state.log_history,
                          base_model=known_base_model(model_path))
     return result
 
 
-def cross_validate(dataset: str, family: str, model_path, output_dir, options=FitOptions(), *,
+def cross_validate(dataset: str, family: str, model_path, args: PairTrainingArguments, *,
                    overwrite: bool = False, **load_kwargs) -> dict[str, FitResult]:
-    """:func:`fit` on every config of a family (``cv``: ``cv-fold-*``; ``lodo``: ``lodo-*``),
-    each into ``output_dir/<config>``; ``output_dir`` follows :func:`prepare_output`'s rules."""
-    from semrel.dataset_scripts.registry import REGISTRY
-
+    """:func:`fit` on every config of a family (``cv``: ``cv-fold-*``; ``lodo``: ``lodo-*``) of
+    ``dataset`` (:func:`dataset_configs`), each into ``args.output_dir/<config>``;
+    ``args.output_dir`` follows :func:`prepare_output`'s rules."""
     if family not in FAMILIES:
-        raise ValueError(f"--family {family}: must be one of {list(FAMILIES)}")
-    if dataset not in REGISTRY:
-        raise ValueError(f"--dataset {dataset}: not a known dataset id "
-                         f"({', '.join(sorted(REGISTRY))})")
-    configs = [c for c in REGISTRY[dataset].configs if c.startswith(FAMILIES[family])]
+        raise ParameterError("family", family, f"must be one of {list(FAMILIES)}")
+    configs = [c for c in dataset_configs(str(dataset)) if c.startswith(FAMILIES[family])]
     if not configs:
-        raise ValueError(f"{dataset} has no {family} configs ({FAMILIES[family]}*)")
-    output_dir = Path(output_dir)
-    run = {"cv": family, "data": dataset, "model": str(model_path), "options": asdict(options)}
-    prepare_output(output_dir, run, resume=False, overwrite=overwrite)
+        raise ParameterError("family", family, f"{dataset} has no {family} configs "
+                             f"({FAMILIES[family]}*)")
+    if args.output_dir is None:
+        raise ParameterError("output_dir", None, "must name the folder of the fold runs")
+    output_dir = Path(args.output_dir)
+    run = {"cv": family, "data": str(dataset), "model": str(model_path),
+           "options": recorded_options(args)}
+    prepare_output(output_dir, run, overwrite=overwrite)
     return {config: fit(load_pairs(dataset, config, **load_kwargs), model_path,
-                        output_dir / config, options)
+                        _with_output(args, output_dir / config))
             for config in configs}
 
 
@@ -319,35 +454,43 @@ def write_eval_predictions(output_dir: Path, data: PairData, split: str, predict
     return path
 
 
-def parse_member(spec: str, defaults: FitOptions = FitOptions()) -> tuple[str, str, FitOptions]:
-    """``ENCODER@MODEL[,option=value...]`` (e.g. ``cross@mpnet,learning_rate=3e-5``) -> (name
-    for its folder, model name or path, options = ``defaults`` with the encoder and overrides)."""
+def parse_member(spec: str) -> tuple[str, str, dict]:
+    """``ENCODER@MODEL[,option=value...]`` (e.g. ``cross@mpnet,learning_rate=3e-5``; options
+    by their recorded names, :data:`~trainers.options.OPTIONS`) -> (name for its folder, model
+    name or path, ``PairTrainingArguments`` keyword arguments it sets)."""
     head, *overrides = spec.split(",")
     encoder, at, model = head.partition("@")
     if not at or not encoder or not model:
-        raise ValueError(f"member {spec!r}: expected ENCODER@MODEL[,option=value...], e.g. "
-                         "bi@mpnet or cross@minilm,learning_rate=3e-5")
-    types = {f.name: type(getattr(defaults, f.name)) for f in fields(FitOptions)}
+        raise ParameterError("member", spec, "must be ENCODER@MODEL[,option=value...], e.g. "
+                             "bi@mpnet or cross@minilm,learning_rate=3e-5")
+    options = {o.name: o for o in OPTIONS}
     values = {"encoder": encoder}
     for item in overrides:
         key, eq, value = item.partition("=")
-        if not eq or key not in types:
-            raise ValueError(f"member {spec!r}: {item!r} is not option=value with an option of "
-                             f"{sorted(types)}")
-        kind = types[key]
-        values[key] = (value.lower() in ("1", "true", "yes")) if kind is bool else kind(value)
+        if not eq or key not in options:
+            raise ParameterError("member", spec, f"{item!r} is not option=value with an option "
+                                 f"of {sorted(options)}")
+        option = options[key]
+        kind = type(option.default)
+        try:
+            typed = (value.lower() in ("1", "true", "yes")) if kind is bool else kind(value)
+        except ValueError:
+            raise ParameterError("member", spec, f"{key}={value!r} is not a {kind.__name__}"
+                                 ) from None
+        values[option.argument] = option.to_argument(typed)
     name = "".join(c if c.isalnum() or c in "-_.=" else "_" for c in spec.replace("@", "-"))
-    return name, model, replace(defaults, **values)
+    return name, model, values
 
 
-def cross_validate_members(dataset: str, family: str, members: list[tuple[str, str, FitOptions]],
-                           output_dir, *, overwrite: bool = False, **load_kwargs):
-    """:func:`cross_validate` of each member ``(name, model path, options)`` into
-    ``output_dir/<name>``, then their ensembles per fold (:func:`trainers.ensemble.cv_ensemble`:
+def cross_validate_members(dataset: str, family: str,
+                           members: list[tuple[str, str, PairTrainingArguments]], *,
+                           overwrite: bool = False, **load_kwargs):
+    """:func:`cross_validate` of each member ``(name, model path, arguments)`` into its
+    ``args.output_dir``, then their ensembles per fold (:func:`trainers.ensemble.cv_ensemble`:
     rank average and stack, both taking the other folds' out-of-fold predictions)."""
-    results = {name: cross_validate(dataset, family, model, Path(output_dir) / name, options,
-                                    overwrite=overwrite, **load_kwargs)
-               for name, model, options in members}
+    results = {name: cross_validate(dataset, family, model, args, overwrite=overwrite,
+                                    **load_kwargs)
+               for name, model, args in members}
     runs = {name: {config: load_run(r.output_dir) for config, r in folds.items()}
             for name, folds in results.items()}
     return results, cv_ensemble(runs)
@@ -366,18 +509,22 @@ def predict(model_path, data: PairData, split: str = "test", *,
             batch_size: int = 64) -> np.ndarray:
     """Predictions for every row of ``split`` on the dataset's native scale, in row order.
     An unconditional model on conditional data is an error (it would ignore the conditions)."""
+    if not Path(model_path).is_dir():
+        raise MissingPathError("model_path", str(model_path), "no such model folder")
+    if split not in data.splits:
+        raise ParameterError("split", split, f"must be a split of {data.name}: "
+                             f"{', '.join(data.splits)}")
     if (Path(model_path) / ENSEMBLE_FILE).is_file():
         model = Ensemble.load(model_path)
     else:
         model = PairEncoder.from_pretrained(model_path)
-    if split not in data.splits:
-        raise ValueError(f"--split {split}: {data.name} has the splits {list(data.splits)}")
     rows = prepare_pairs(data.splits[split], data.score_range, where=f"{data.name}/{split}",
                          labelled=False)
     if "condition" in rows.column_names and not model.conditional:
         what = f"{model.kind}-encoder" if isinstance(model, PairEncoder) else "ensemble"
-        raise ValueError(f"--model {model_path}: an unconditional {what} cannot "
-                         f"score {data.name}, whose pairs have conditions (it would ignore them)")
+        raise ParameterError("model_path", str(model_path), f"is an unconditional {what}, which "
+                             f"cannot score {data.name}, whose pairs have conditions (it would "
+                             "ignore them)")
     condition = rows["condition"] if model.conditional else None
     scores = model.predict(rows["sentence1"], rows["sentence2"], condition, batch_size=batch_size)
     return unscale(scores, data.score_range)

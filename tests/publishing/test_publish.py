@@ -409,12 +409,15 @@ def test_a_model_fit_on_a_semrel_dataset_is_pushed_with_its_dataset_repo(toy_reg
     would refuse it; the push stages the card with `datasets: [NS/<id>]` (the run stays as is)."""
     from semrel.dataset_scripts.pretrained import minilm_path
     from semrel.publishing.hub_vocabulary import check_card
-    from semrel.trainers.training import FitOptions, fit, load_pairs
+    from semrel.trainers.arguments import PairTrainingArguments
+    from semrel.trainers.training import fit, load_pairs
 
     run_dir = tmp_path / "toy-minilm"
     fit(load_pairs("toy-sts", "cv-fold-0", mirror=toy_dataset.MIRROR,
                    cache_dir=tmp_path / "cache"),
-        str(minilm_path()), run_dir, FitOptions(max_steps=1, batch_size=8), save_steps=1)
+        str(minilm_path()), PairTrainingArguments(str(run_dir), max_steps=1,
+                                                  per_device_train_batch_size=8,
+                                                  save_strategy="steps", save_steps=1))
     assert any((run_dir / "checkpoints").iterdir())  # kept local, never pushed
     before = (run_dir / "README.md").read_text()
     assert ModelCard(before).data.datasets is None

@@ -17,9 +17,9 @@ import semrel.trainers.ensemble as ensemble_module
 from semrel.cli import main
 from semrel.trainers.ensemble import (Ensemble, RunPredictions, cv_ensemble, fit_stack, load_run,
                                quantile_ranks, rank_average)
-from trainer_fixtures import tiny_encoder, toy_pairs
+from trainer_fixtures import small_args, tiny_encoder, toy_pairs
 from semrel.trainers.models import PairEncoder
-from semrel.trainers.training import FitOptions, PairData, fit, predict
+from semrel.trainers.training import PairData, fit, predict
 
 
 def test_rank_average_is_the_weighted_mean_of_scaled_ranks():
@@ -28,7 +28,7 @@ def test_rank_average_is_the_weighted_mean_of_scaled_ranks():
     ranks_b = np.array([3, 0, 2, 1]) / 3
     assert np.allclose(rank_average(p), (ranks_a + ranks_b) / 2)
     assert np.allclose(rank_average(p, [3, 1]), (3 * ranks_a + ranks_b) / 4)
-    with pytest.raises(ValueError, match="weights must be 2 finite non-negative"):
+    with pytest.raises(ValueError, match=r"weights=\[1, -1\]: must be 2 finite non-negative"):
         rank_average(p, [1, -1])
     with pytest.raises(ValueError, match="non-finite score at row 1"):
         rank_average(np.array([[0.1], [np.nan]]))
@@ -132,11 +132,12 @@ def trained(tmp_path_factory):
     data = PairData(datasets.DatasetDict(train=pairs["train"], test=pairs["test"]), (0.0, 5.0),
                     "toy/fold")
     for kind in ("bi", "cross"):
-        fit(data, encoder, root / kind, FitOptions(encoder=kind, epochs=2, batch_size=8,
-                                                   learning_rate=1e-3))
+        fit(data, encoder, small_args(root / kind, encoder=kind, num_train_epochs=2,
+                                      max_steps=-1, learning_rate=1e-3, warmup_steps=0.1))
     return root, data, encoder
 
 
+@pytest.mark.slow  # trains (the `trained` fixture)
 def test_an_ensemble_folder_predicts_the_rank_average_of_its_members(trained, tmp_path,
                                                                       monkeypatch):
     root, data, _ = trained
@@ -168,6 +169,7 @@ def test_an_ensemble_folder_predicts_the_rank_average_of_its_members(trained, tm
     assert np.allclose(ensemble.predict(*pair), alone)
 
 
+@pytest.mark.slow  # trains (the `trained` fixture)
 def test_saving_an_ensemble_replaces_an_earlier_one_whole_or_not_at_all(trained, tmp_path,
                                                                         monkeypatch):
     root, _, _ = trained
@@ -197,35 +199,39 @@ def test_saving_an_ensemble_replaces_an_earlier_one_whole_or_not_at_all(trained,
     assert (root / "bi" / "eval_predictions.json").is_file()
 
 
+@pytest.mark.slow  # trains (the `trained` fixture)
 def test_ensembles_refuse_mixed_members(trained, tmp_path):
     root, data, encoder = trained
     other = PairData(data.splits, (0.0, 1.0), "toy/other")
     rescaled = datasets.DatasetDict({k: v.map(lambda r: {"score": r["score"] / 5})
                                      for k, v in data.splits.items()})
-    fit(PairData(rescaled, (0.0, 1.0), "toy/other"), encoder, tmp_path / "unit",
-        FitOptions(max_steps=1))
+    fit(PairData(rescaled, (0.0, 1.0), "toy/other"), encoder,
+        small_args(tmp_path / "unit", max_steps=1))
     with pytest.raises(ValueError, match=r"unit: its score range \(0.0, 1.0\) differs"):
         Ensemble.build([root / "bi", tmp_path / "unit"])
-    with pytest.raises(ValueError, match="needs one CV folder per member"):
+    with pytest.raises(ValueError, match="cv_dirs=None: must be given for method 'stack'"):
         Ensemble.build([root / "bi", root / "cross"], "stack")
     with pytest.raises(FileNotFoundError, match="not a model folder written by"):
         Ensemble.build([root / "bi", tmp_path])
     assert other.score_range == (0.0, 1.0)
 
 
+@pytest.mark.slow  # trains (the `trained` fixture)
 def test_a_final_model_trains_on_all_data_without_evaluation(trained, tmp_path, capsys):
     _, data, encoder = trained
     everything = PairData(datasets.DatasetDict(train=data.splits["train"]), (0.0, 5.0), "toy")
-    result = fit(everything, encoder, tmp_path / "final", FitOptions(max_steps=2))
+    result = fit(everything, encoder, small_args(tmp_path / "final"))
     assert result.eval_split is None and result.spearman is None
     metrics = json.loads((tmp_path / "final" / "metrics.json").read_text())
     assert metrics["spearman"] is None and metrics["train_pairs"] == len(data.splits["train"])
     assert not (tmp_path / "final" / "eval_predictions.json").exists()
     assert "Not evaluated: trained on all" in (tmp_path / "final" / "README.md").read_text()
-    with pytest.raises(ValueError, match=r"final: a rank average ranks .* has none .* --cv-dir"):
+    with pytest.raises(ValueError, match=r"cv_dirs=None: must be given: ensemble member .*final "
+                                         r"has no held-out predictions"):
         Ensemble.build([tmp_path / "final", trained[0] / "bi"], "rank")
 
 
+@pytest.mark.slow  # trains (the `trained` fixture)
 def test_cli_cv_members_report_ensembles_and_build_a_stack(trained, mirror, cache_dir, tmp_path,
                                                            capsys):
     _, _, encoder = trained
@@ -258,6 +264,7 @@ def test_cli_cv_members_report_ensembles_and_build_a_stack(trained, mirror, cach
     assert saved["reference"][0] == sorted(saved["reference"][0])
     assert main(["ensemble", "--output", str(tmp_path / "rank"), "--member", str(finals[0]),
                  "--member", str(finals[1]), "--cv-dir", str(cv_dirs[0])]) == 2
-    assert "1 CV folders (--cv-dir) for 2 members" in capsys.readouterr().err
+    assert (f"--cv-dir {cv_dirs[0]}: must be one CV folder per member, in the members' order: "
+            "1 for 2 members") in capsys.readouterr().err
     with pytest.raises(ValueError, match="is a bi-encoder but its CV"):
         Ensemble.build(finals, "stack", cv_dirs=cv_dirs[::-1])

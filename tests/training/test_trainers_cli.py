@@ -11,7 +11,7 @@ import pytest
 from huggingface_hub import ModelCard
 
 from semrel.dataset_scripts.errors import DataValidationError
-from semrel.cli import build_parser, main
+from semrel.cli import UsageError, build_parser, main
 from semrel.trainers.cli import run
 from semrel.trainers.models import PairEncoder
 from semrel.dataset_scripts import pretrained
@@ -23,6 +23,7 @@ def run_argv(argv: list[str]) -> None:
     run(build_parser().parse_args(argv))
 
 
+
 STR_SOURCES = ["Formality", "Goodreads", "ParaNMT", "SNLI", "STS", "Stance", "Wikipedia"]
 
 
@@ -31,6 +32,7 @@ def encoder(tmp_path_factory):
     return tiny_encoder(tmp_path_factory.mktemp("tiny-bert"))
 
 
+@pytest.mark.slow
 def test_fit_on_a_str_fold_writes_model_card_and_metrics(encoder, mirror, cache_dir, tmp_path,
                                                          capsys):
     out = tmp_path / "model"
@@ -60,6 +62,7 @@ def test_fit_on_a_str_fold_writes_model_card_and_metrics(encoder, mirror, cache_
     assert model.kind == "bi" and not model.conditional
 
 
+@pytest.mark.slow
 def test_cv_runs_every_fold_and_prints_means(encoder, mirror, cache_dir, tmp_path, capsys):
     assert main(["cv", "--dataset", "str-2021", "--family", "cv", "--mirror", str(mirror),
                  "--cache-dir", str(cache_dir), "--encoder", "cross", "--model", str(encoder),
@@ -90,6 +93,7 @@ def csts_dir(tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_conditional_fit_then_predict_writes_the_submission_json(encoder, csts_dir, tmp_path,
                                                                  capsys):
     model = tmp_path / "tri"
@@ -119,11 +123,12 @@ def test_labels_outside_the_score_range_stop_the_run(encoder, tmp_path):
     datasets.DatasetDict({"train": bad, "test": bad}).save_to_disk(tmp_path / "bad")
     with pytest.raises(DataValidationError, match=r"row 2: score outside the declared score range"):
         run_argv(["fit", "--dataset", str(tmp_path / "bad"), "--score-range", "0", "1",
-              "--model", str(encoder), "--output", str(tmp_path / "out")])
+                  "--model", str(encoder), "--output", str(tmp_path / "out")])
     assert not (tmp_path / "out").exists()
-    with pytest.raises(ValueError, match="--score-range"):
+    with pytest.raises(UsageError, match="^--score-range: must be given for a save_to_disk "
+                                         "folder"):
         run_argv(["fit", "--dataset", str(tmp_path / "bad"), "--model", str(encoder),
-              "--output", str(tmp_path / "out")])
+                  "--output", str(tmp_path / "out")])
 
 
 def test_packaged_minilm_is_checksum_verified(encoder, monkeypatch):
@@ -142,6 +147,6 @@ def test_quadruplet_run_names_a_broken_condition_group(encoder, csts_dir, tmp_pa
     with pytest.raises(DataValidationError, match=r"c-sts/default/train: row 1: a condition "
                                                   r"group .* exactly 2 rows.*rows \[1, 2, 49\]"):
         run_argv(["fit", "--dataset", "c-sts", "--data-dir", str(csts_dir), "--cache-dir",
-              str(tmp_path / "cache"), "--encoder", "bi", "--objective", "quad", "--model",
-              str(encoder), "--output", str(tmp_path / "out"), "--max-steps", "1"])
+                  str(tmp_path / "cache"), "--encoder", "bi", "--objective", "quad", "--model",
+                  str(encoder), "--output", str(tmp_path / "out"), "--max-steps", "1"])
     assert not (tmp_path / "out" / "model.safetensors").exists()

@@ -187,7 +187,7 @@ def test_losses_are_modules_declaring_what_they_need():
             assert needle in (cls.__doc__ or "") or name == "quad+mse", (name, needle)
     assert [n for n, c in LOSSES.items() if c.needs_embeddings] == ["quad", "quad+mse"]
     assert [n for n, c in LOSSES.items() if c.grouped] == ["quad", "quad+mse"]
-    with pytest.raises(ValueError, match=r"--objective quadd: must be one of"):
+    with pytest.raises(ValueError, match=r"objective='quadd': must be one of"):
         build_loss("quadd")
 
 

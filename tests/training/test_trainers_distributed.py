@@ -10,9 +10,11 @@ import sys
 import pytest
 from transformers import TrainerCallback
 
-from trainer_fixtures import tiny_encoder
+from trainer_fixtures import small_args, tiny_encoder
 from trainer_fixtures import toy_folder as save_toy_folder
-from semrel.trainers.training import FitOptions, fit, load_pairs
+from semrel.trainers.training import fit, load_pairs
+
+pytestmark = pytest.mark.slow  # trains, starts processes
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +43,8 @@ def test_two_processes_give_the_metrics_of_one(toy_folder, tmp_path):
     assert one["train_pairs"] == two["train_pairs"] == 80
     for key in ("pearson", "spearman", "mse"):
         assert two[key] == pytest.approx(one[key], abs=1e-5), key
-    untrained = fit(load_pairs(str(toy_folder), score_range=(0, 1)), encoder, tmp_path / "zero",
-                    FitOptions(max_steps=1, learning_rate=1e-12, batch_size=8))
+    untrained = fit(load_pairs(str(toy_folder), score_range=(0, 1)), encoder,
+                    small_args(tmp_path / "zero", max_steps=1, learning_rate=1e-12))
     assert abs(untrained.mse - one["mse"]) > 1e-3  # the 6 steps did change the model
 
 
@@ -61,14 +63,15 @@ def test_killed_run_resumes_to_the_same_metrics(toy_folder, tmp_path):
     path = tiny_encoder(tmp_path / "enc", dropout=0.1)  # dropout: the RNG state must resume too
     data = load_pairs(str(toy_folder), score_range=(0, 1))
     # a cross-encoder: its new head's weights and the encoder's must both come back
-    options = FitOptions(encoder="cross", max_steps=8, batch_size=8, learning_rate=3e-3,
-                         warmup=0.0)
-    straight = fit(data, path, tmp_path / "straight", options)
+    options = {"encoder": "cross", "max_steps": 8}
+    saving = {"save_strategy": "steps", "save_steps": 3}
+    straight = fit(data, path, small_args(tmp_path / "straight", **options))
     with pytest.raises(KeyboardInterrupt):
-        fit(data, path, tmp_path / "resumed", options, save_steps=3, callbacks=[KillAt(5)])
+        fit(data, path, small_args(tmp_path / "resumed", **options, **saving),
+            callbacks=[KillAt(5)])
     assert sorted(p.name for p in (tmp_path / "resumed" / "checkpoints").glob("checkpoint-*")) \
         == ["checkpoint-3"]
-    resumed = fit(data, path, tmp_path / "resumed", options, save_steps=3,
+    resumed = fit(data, path, small_args(tmp_path / "resumed", **options, **saving),
                   resume_from_checkpoint=True)
     for key in ("pearson", "spearman", "mse"):
         assert getattr(resumed, key) == pytest.approx(getattr(straight, key), abs=1e-6), key

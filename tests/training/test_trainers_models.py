@@ -12,7 +12,9 @@ from semrel.trainers.data import PairCollator, condition_groups, prepare_pairs
 from semrel.trainers.losses import build_loss
 from semrel.trainers.models import PairEncoder, build_model
 from trainer_fixtures import tiny_encoder, toy_conditional_pairs, toy_pairs
-from semrel.trainers.trainer import PairTrainer, training_arguments
+from semrel.trainers.arguments import PairTrainingArguments
+from semrel.trainers.options import ParameterError
+from semrel.trainers.trainer import PairTrainer
 
 CASES = [  # (encoder, options, objective, toy set)
     ("cross", {}, "mse", "plain"),
@@ -58,6 +60,7 @@ def full_batch_loss(model, data, objective) -> float:
     return float(build_loss(objective)(out.scores, labels, out.embeddings1, out.embeddings2))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoder,options,objective,toy_set", CASES,
                          ids=[f"{e}-{o.get('combine', o.get('pooling', ''))}-{obj}-{t}"
                               for e, o, obj, t in CASES])
@@ -67,9 +70,11 @@ def test_loss_falls_and_reload_is_identical(encoder_path, toy, tmp_path, encoder
     conditional = "condition" in data.column_names
     model = build_model(encoder, encoder_path, conditional=conditional, **options)
     before = full_batch_loss(model, data, objective)
-    args = training_arguments(str(tmp_path / "run"), batch_size=8, learning_rate=3e-3,
-                              max_steps=25, warmup=0.0)
-    PairTrainer(model, args, objective=objective, train_dataset=data).train()
+    args = PairTrainingArguments(str(tmp_path / "run"), encoder=encoder, objective=objective,
+                                 per_device_train_batch_size=8, learning_rate=3e-3,
+                                 max_steps=25, warmup_steps=0.0,
+                                 train_sampling_strategy="random", **options)
+    PairTrainer(model, args, train_dataset=data).train()
     after = full_batch_loss(model, data, objective)
     assert after < 0.85 * before, (before, after)
 
@@ -101,17 +106,33 @@ def test_conditional_models_need_a_condition(encoder_path, toy):
         model.tokenize(["a red star"], ["a red circle"])
     with pytest.raises(ValueError, match="tri-encoder needs a condition"):
         build_model("tri", encoder_path, conditional=False)
-    with pytest.raises(ValueError, match="--encoder quad: must be one of"):
+    with pytest.raises(ParameterError, match="kind='quad': must be one of"):
         build_model("quad", encoder_path)
 
 
 def test_quadruplet_objective_refuses_cross_encoders_and_odd_batches(encoder_path, toy, tmp_path):
-    args = training_arguments(str(tmp_path), batch_size=8)
-    with pytest.raises(ValueError, match="needs a bi- or tri-encoder"):
-        PairTrainer(build_model("cross", encoder_path, conditional=True), args, objective="quad")
-    odd = training_arguments(str(tmp_path), batch_size=7)
-    with pytest.raises(ValueError, match="batch size 7 is odd"):
-        PairTrainer(build_model("bi", encoder_path, conditional=True), odd, objective="quad+mse")
+    args = PairTrainingArguments(str(tmp_path), encoder="cross", objective="quad")
+    with pytest.raises(ParameterError, match="objective='quad': needs a bi- or tri-encoder"):
+        PairTrainer(build_model("cross", encoder_path, conditional=True), args)
+    odd = PairTrainingArguments(str(tmp_path), objective="quad+mse", per_device_train_batch_size=7)
+    with pytest.raises(ParameterError, match="per_device_train_batch_size=7: must be even"):
+        PairTrainer(build_model("bi", encoder_path, conditional=True), odd)
+
+
+def test_the_arguments_must_describe_the_model(encoder_path, tmp_path):
+    with pytest.raises(ParameterError, match="encoder='bi': must name the model's kind: the "
+                                             "model is a cross-encoder"):
+        PairTrainer(build_model("cross", encoder_path), PairTrainingArguments(str(tmp_path)))
+    with pytest.raises(ParameterError, match="pooling='mean': must match the model's pooling"):
+        PairTrainer(build_model("bi", encoder_path, pooling="cls"),
+                    PairTrainingArguments(str(tmp_path)))
+    with pytest.raises(ParameterError, match="remove_unused_columns=True: must be False"):
+        PairTrainer(build_model("bi", encoder_path),
+                    PairTrainingArguments(str(tmp_path), remove_unused_columns=True))
+    with pytest.raises(TypeError, match="needs PairTrainingArguments"):
+        from transformers import TrainingArguments
+
+        PairTrainer(build_model("bi", encoder_path), TrainingArguments(str(tmp_path)))
 
 
 def test_reload_refuses_a_plain_transformer_folder(encoder_path):
@@ -122,8 +143,8 @@ def test_reload_refuses_a_plain_transformer_folder(encoder_path):
 def test_quadruplet_batches_hold_whole_high_low_groups(encoder_path, toy, tmp_path):
     data = toy["conditional"]
     model = build_model("bi", encoder_path, conditional=True)
-    args = training_arguments(str(tmp_path), batch_size=6)
-    trainer = PairTrainer(model, args, objective="quad", train_dataset=data)
+    args = PairTrainingArguments(str(tmp_path), objective="quad", per_device_train_batch_size=6)
+    trainer = PairTrainer(model, args, train_dataset=data)
     batches = list(trainer.get_train_dataloader())
     assert sum(len(b["labels"]) for b in batches) == len(data)
     for batch in batches:
@@ -139,8 +160,9 @@ def test_quadruplet_batches_hold_whole_high_low_groups(encoder_path, toy, tmp_pa
 def test_trainer_optimises_the_chosen_objective(encoder_path, toy, tmp_path, objective):
     data = toy["conditional"]
     model = build_model("bi", encoder_path, conditional=True)  # no dropout: deterministic
-    trainer = PairTrainer(model, training_arguments(str(tmp_path), batch_size=8),
-                          objective=objective, train_dataset=data)
+    trainer = PairTrainer(model, PairTrainingArguments(str(tmp_path), objective=objective,
+                                                       per_device_train_batch_size=8),
+                          train_dataset=data)
     batch = next(iter(trainer.get_train_dataloader()))
     model.train()
     got = trainer.compute_loss(model, dict(batch)).item()
@@ -162,10 +184,11 @@ def test_length_grouped_training_batches_pad_less(encoder_path, tmp_path):
     model = build_model("bi", encoder_path)
     lengths = model.token_lengths(data["sentence1"], data["sentence2"])
     assert set(lengths.tolist()) == {5, 14}  # [CLS] + words + [SEP]; a pair: its longest text
-    args = training_arguments(str(tmp_path), batch_size=8)
-    widths = {grouping: [b["input_ids"].shape[1] for b in PairTrainer(
-        model, args, group_by_length=grouping, train_dataset=data).get_train_dataloader()]
-        for grouping in (False, True)}
+    widths = {strategy: [b["input_ids"].shape[1] for b in PairTrainer(
+        model, PairTrainingArguments(str(tmp_path), per_device_train_batch_size=8,
+                                     train_sampling_strategy=strategy),
+        train_dataset=data).get_train_dataloader()] for strategy in ("random", "group_by_length")}
+    widths = {False: widths["random"], True: widths["group_by_length"]}
     assert len(widths[True]) == len(widths[False]) == 32
     # P(8 random pairs all short) = 1/256; sorted windows of 64 pairs give several short batches
     assert widths[False].count(5) <= 2 and widths[True].count(5) >= 8
@@ -187,6 +210,7 @@ def cross_encoder_scores(folder, model, data, conditional):
             CrossEncoder(str(folder), device="cpu").predict(list(zip(s1, second)), batch_size=64))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("conditional", [False, True])
 def test_trained_cross_encoder_scores_alike_in_sentence_transformers(encoder_path, toy, tmp_path,
                                                                      conditional):
@@ -196,8 +220,9 @@ def test_trained_cross_encoder_scores_alike_in_sentence_transformers(encoder_pat
     model = build_model("cross", encoder_path, conditional=conditional)
     untrained = model.predict(data["sentence1"], data["sentence2"],
                               data["condition"] if conditional else None)
-    args = training_arguments(str(tmp_path / "run"), batch_size=8, learning_rate=3e-3,
-                              max_steps=25, warmup=0.0)
+    args = PairTrainingArguments(str(tmp_path / "run"), encoder="cross",
+                                 per_device_train_batch_size=8, learning_rate=3e-3, max_steps=25,
+                                 warmup_steps=0.0)
     PairTrainer(model, args, train_dataset=data).train()
     ours, again, theirs = cross_encoder_scores(tmp_path / "trained", model, data, conditional)
     assert np.abs(ours - untrained).max() > 1e-2  # the trained head, not a fresh one
@@ -213,7 +238,6 @@ def test_trained_cross_encoder_scores_alike_in_sentence_transformers(encoder_pat
     assert np.ptp(ours) > 0.05
     np.testing.assert_allclose(theirs, ours, atol=1e-5, rtol=0)
     np.testing.assert_allclose(again, ours, atol=1e-6, rtol=0)
-    print(f"max |CrossEncoder - PairEncoder| = {np.abs(theirs - ours).max():.2e}")
 
 
 def test_an_old_cross_encoder_folder_is_refused_clearly(encoder_path, tmp_path):

@@ -11,7 +11,8 @@ import torch
 from semrel.trainers.data import PairCollator, pretokenize_pairs, prepare_pairs
 from semrel.trainers.models import build_model, sequence_lengths
 from trainer_fixtures import tiny_encoder, toy_conditional_pairs, toy_pairs
-from semrel.trainers.trainer import PairTrainer, training_arguments
+from semrel.trainers.arguments import PairTrainingArguments
+from semrel.trainers.trainer import PairTrainer
 
 KINDS = [("cross", False), ("bi", False), ("cross", True), ("bi", True), ("tri", True)]
 
@@ -67,6 +68,7 @@ def test_width_buckets_round_up_and_keep_the_scores(encoder_path):
         assert torch.allclose(model(**exact).scores, model(**bucketed).scores, atol=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind,objective,toy", [("bi", "mse", "plain"), ("cross", "mse", "plain"),
                                                 ("tri", "quad+mse", "conditional")])
 def test_pretokenized_training_gives_the_same_losses(encoder_path, tmp_path, kind, objective, toy):
@@ -75,11 +77,13 @@ def test_pretokenized_training_gives_the_same_losses(encoder_path, tmp_path, kin
     losses = []
     for pretokenized in (False, True):
         model = build_model(kind, encoder_path, seed=3, conditional=toy != "plain")
-        args = training_arguments(str(tmp_path / str(pretokenized)), epochs=2, batch_size=8,
-                                  learning_rate=1e-3, logging_strategy="steps", logging_steps=1)
+        args = PairTrainingArguments(str(tmp_path / str(pretokenized)), encoder=kind,
+                                     objective=objective, num_train_epochs=2,
+                                     per_device_train_batch_size=8, learning_rate=1e-3,
+                                     logging_strategy="steps", logging_steps=1,
+                                     train_sampling_strategy="group_by_length")
         train = pretokenize_pairs(data, model) if pretokenized else data
-        trainer = PairTrainer(model, args, objective=objective, group_by_length=True,
-                              train_dataset=train)
+        trainer = PairTrainer(model, args, train_dataset=train)
         trainer.train()
         losses.append([e["loss"] for e in trainer.state.log_history if "loss" in e])
     assert len(losses[0]) > 4
