@@ -40,8 +40,14 @@ def source_line() -> str:
 
 
 def install_lines(extras: str = "") -> str:
-    """The shell lines that install semrel from its source folder (``extras`` e.g. "crowd")."""
-    return f"{source_line()}\npip install '.[{extras}]'" if extras else f"{source_line()}\npip install ."
+    """The shell lines that install semrel from its source folder (``extras`` e.g. "crowd").
+
+    Editable (``-e``): run in the source folder, ``python`` finds the folder ``semrel/`` (the front
+    door alone) before an installed copy, so after a regular install ``import
+    semrel.dataset_scripts`` fails there; the editable install maps ``semrel.<part>`` onto the
+    folder's parts and works from anywhere."""
+    target = f"'.[{extras}]'" if extras else "."
+    return f"{source_line()}\npip install -e {target}"
 
 
 def build_recipe(dataset_id: str) -> str:
