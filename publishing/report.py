@@ -121,7 +121,7 @@ def fine_tuned_figure(dataset_id: str, results: Path | None = None) -> Figure:
     entry = json.loads(path.read_text(encoding="utf-8"))["fine_tuned"].get(dataset_id)
     if entry is None:
         return Figure("not measured")
-    return Figure(f"ρ {entry['spearman']:.3f}: {entry['model']}, {entry['protocol']} "
+    return Figure(f"ρ {entry['spearman']:.3f}, {entry['protocol']}: {entry['model']} "
                   "(benchmarks/RESULTS.md)", entry["command"])
 
 

@@ -135,7 +135,7 @@ def run_bash(block: Block, cwd: Path, env: dict) -> None:
                             capture_output=True, text=True, timeout=1800)
     outputs = result.stdout.split(f"{MARK}\n")
     done = len(outputs) - 1  # commands that finished
-    for (command, want), got in zip(runnable[:done], outputs):
+    for (command, want), got in zip(runnable[:done], outputs[:done], strict=True):
         if not check_output(want, got):
             raise AssertionError(f"{block.where}: `{command}` printed\n{got}\n"
                                  f"where the page shows\n{want}")
@@ -268,7 +268,8 @@ def test_the_harness_passes_right_docs_and_skips_only_exemptions(tmp_path, monke
     page = write_page(tmp_path, "```python\n>>> import os\n>>> sorted(os.listdir('.'))\n"
                                 "['upload.py']\n>>> (1, 2)\n(1,\n 2)\n```\n\n"
                                 "```bash\nmake build   # exempt\nmake test\necho $SEMREL_MIRROR > m\n```\n\n"
-                                "```bash\n$ cat m\n...upstream\n$ python -c 'import semrel; print(semrel.__name__)'\nsemrel\n"
+                                "```bash\n$ cat m\n...upstream\n"
+                                "$ python -c 'import semrel; print(semrel.__name__)'\nsemrel\n"
                                 "$ python -c 'import sys; print(sys.argv)' a \\\n    b\n"
                                 "['-c', 'a', 'b']\n```\n")
     monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)

@@ -15,14 +15,21 @@ from matplotlib import image as mpimg
 
 import toy_dataset
 from semrel.dataset_scripts import REGISTRY
-from semrel.publishing.export import build_dataset
-from semrel.publishing.report import (FOLD_ROWS, RESULTS, Figure, build_report,
-                                      dataset_section, fine_tuned_figure, render,
-                                      report_hook)
-from semrel.publishing.spaces import build_space, metric_names
+from semrel.dataset_scripts.str_2021.dice import PAPER_PER_SOURCE, fold_correlations
 from semrel.metrics.bws.readers import read_semeval_2024
 from semrel.metrics.split_half.split_half import split_half_bws
-from semrel.dataset_scripts.str_2021.dice import PAPER_PER_SOURCE, fold_correlations
+from semrel.publishing.export import build_dataset
+from semrel.publishing.report import (
+    FOLD_ROWS,
+    RESULTS,
+    Figure,
+    build_report,
+    dataset_section,
+    fine_tuned_figure,
+    render,
+    report_hook,
+)
+from semrel.publishing.spaces import build_space, metric_names
 
 
 class Page(HTMLParser):
@@ -91,7 +98,7 @@ def test_every_dataset_and_metric_has_a_linked_section(report):
     assert reliability.startswith("SHR 0.84 (paper §4")
     assert baseline.startswith("Dice ρ 0.5") and baseline.endswith("python scripts/reproduce_str_dice.py")
     figure = fine_tuned_figure("str-2021")  # benchmarks/results.json, not a copy in the code
-    assert fine_tuned == figure.text + figure.command and fine_tuned.startswith("ρ 0.878: ")
+    assert fine_tuned == figure.text + figure.command and fine_tuned.startswith("ρ 0.878, 5-fold CV mean: ")
     assert overview["toy-sts"][1] == "32 rowssemrel build --only toy-sts"
     assert set(overview) == {"dataset", "str-2021", "toy-sts", *(set(REGISTRY) - {"str-2021"})}
 
@@ -106,7 +113,7 @@ def test_fine_tuned_figures_come_from_the_results_file(tmp_path):
     results.write_text('{"fine_tuned": {"toy-sts": {"spearman": 0.51234, "model": "bi@minilm", '
                        '"protocol": "test split", "machine": "laptop", "command": "semrel fit"}}}')
     assert fine_tuned_figure("toy-sts", results) == Figure(
-        "ρ 0.512: bi@minilm, test split (benchmarks/RESULTS.md)", "semrel fit")
+        "ρ 0.512, test split: bi@minilm (benchmarks/RESULTS.md)", "semrel fit")
     assert fine_tuned_figure("str-2021", results) == Figure("not measured")
 
 
@@ -114,7 +121,8 @@ def test_images_exist_beside_the_page(report):
     page = Page(report.read_text(encoding="utf-8"))
     sources = {src for _, src in page.images}
     assert {"images/str-2021/score_hist_by_source.png", "images/str-2021/dice_by_source.png",
-            "images/str-2021/semeval_bws_scores.png", "images/toy-sts/scores.png"} <= sources  # toy-sts: no hook, its card body and plots
+            "images/str-2021/semeval_bws_scores.png",
+            "images/toy-sts/scores.png"} <= sources  # toy-sts: no hook, its card body and plots
     for src in sources:
         path = report.parent / src
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 5_000, src
@@ -137,11 +145,11 @@ def test_str_section_has_distributions_and_the_dice_baseline(report, mirror, cac
 def test_str_section_has_split_half_reliability_of_the_semeval_2024_files(report, mirror):
     page = Page(report.read_text(encoding="utf-8"))
     rows = {row[0]: row[1:] for section, row in page.rows if section == "dataset-str-2021"}
-    for name, annotations, skipped, items in (("arq_bws.csv", "7,358", "2", "3,991"),
+    for name, n_annotations, skipped, items in (("arq_bws.csv", "7,358", "2", "3,991"),
                                               ("arb_bws.csv", "2,710", "1", "1,800")):
         ann = read_semeval_2024(mirror / "semrel-2024" / "BWS_annotations" / name, on_invalid="omit")
         shr = split_half_bws(ann, trials=1000, seed=0, spearman_brown=True)
-        assert rows[name][:2] + rows[name][3:4] == [annotations, skipped, items]
+        assert rows[name][:2] + rows[name][3:4] == [n_annotations, skipped, items]
         assert rows[name][5:] == [f"{shr.spearman:.3f}", f"{shr.spearman_std:.3f}",
                                   f"{shr.pearson:.3f}", f"{shr.corrected_spearman:.3f}"]
 
