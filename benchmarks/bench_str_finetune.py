@@ -39,9 +39,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from semrel.trainers.arguments import (PairTrainingArguments, device_kwargs, precision_used,
-                                      recorded_options, stored_options)
-from semrel.trainers.data import pretokenize_pairs, prepare_pairs
+from semrel.trainers.arguments import (
+    PairTrainingArguments,
+    device_kwargs,
+    precision_used,
+    recorded_options,
+    stored_options,
+)
+from semrel.trainers.data import prepare_pairs, pretokenize_pairs
 from semrel.trainers.ensemble import check_same_rows, cv_ensemble, load_run, rank_average, spearman
 from semrel.trainers.models import build_model
 from semrel.trainers.options import PRECISIONS
@@ -84,8 +89,10 @@ def train_sentence_transformers(train, model: str, out: Path, options: PairTrain
     Returns the trained model, the training seconds, the precision (``precision_used``) and
     the seconds of each epoch."""
     from sentence_transformers import SentenceTransformer
-    from sentence_transformers.sentence_transformer import SentenceTransformerTrainer
-    from sentence_transformers.sentence_transformer import SentenceTransformerTrainingArguments
+    from sentence_transformers.sentence_transformer import (
+        SentenceTransformerTrainer,
+        SentenceTransformerTrainingArguments,
+    )
     from sentence_transformers.sentence_transformer.losses import CosineSimilarityLoss
 
     st, clock = SentenceTransformer(model), EpochClock()

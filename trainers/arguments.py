@@ -62,9 +62,9 @@ class PairTrainingArguments(TrainingArguments):
     (64 in evaluation), learning rate 2e-5 with 10 % warm-up, weight decay 0.01, batches of
     similar token length (``train_sampling_strategy="group_by_length"``; ``"random"`` turns it
     off), no checkpoints (``save_strategy="no"``), the loss logged per epoch, ``labels`` as the
-    label column with ``remove_unused_columns=False`` (rows are tokenised per batch), pinned
-    memory only with CUDA, a progress bar only when stderr is a terminal (else a log line per
-    epoch), no per-step NaN check (it waits for the GPU every step).
+    label column with ``remove_unused_columns=False`` (rows are tokenised per batch), a
+    progress bar only when stderr is a terminal (else a log line per epoch), no per-step NaN
+    check (it waits for the GPU every step).
 
     ``output_dir`` is the run folder of :func:`~trainers.training.fit` (model, card, metrics;
     its checkpoints under ``output_dir/checkpoints``). Make variants with new keyword arguments
@@ -91,8 +91,6 @@ class PairTrainingArguments(TrainingArguments):
                                               "from their text columns")
     label_names: list[str] | None = _arg(help="the label column",
                                          default_factory=lambda: ["labels"])
-    dataloader_pin_memory: bool = _arg(help="pin batches in memory (default: when CUDA is "
-                                            "available)", default_factory=torch.cuda.is_available)
     disable_tqdm: bool | None = _arg(help="no progress bar (default: when stderr is no terminal)",
                                      default_factory=lambda: not sys.stderr.isatty())
     # semrel's fields

@@ -214,8 +214,16 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "cv" and not (args.model or args.member):
         raise UsageError("cv needs --model (or --member ENCODER@MODEL, repeated)")
     from .arguments import PairTrainingArguments
-    from .training import (cross_validate, cross_validate_members, fit, load_pairs, mean_scores,
-                           parse_member, predict, write_submission)
+    from .training import (
+        cross_validate,
+        cross_validate_members,
+        fit,
+        load_pairs,
+        mean_scores,
+        parse_member,
+        predict,
+        write_submission,
+    )
 
     if args.command == "fit":
         model = _model(args.model)

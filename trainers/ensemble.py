@@ -312,7 +312,7 @@ class Ensemble:
 
     @classmethod
     def build(cls, members: list[str | os.PathLike], method: str = "rank", *, weights=None,
-              cv_dirs: list[str | os.PathLike] | None = None) -> "Ensemble":
+              cv_dirs: list[str | os.PathLike] | None = None) -> Ensemble:
         """Check that the members can be combined (same score range and conditioning). With
         ``cv_dirs`` (one CV folder per member, same order) their out-of-fold predictions fit the
         stack or are the rank references; a rank average without them ranks against each
@@ -404,7 +404,7 @@ class Ensemble:
         return path
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "Ensemble":
+    def load(cls, path: str | os.PathLike) -> Ensemble:
         """An ensemble folder written by :meth:`save`; member paths resolve inside it."""
         path = Path(path)
         raw = json.loads((path / ENSEMBLE_FILE).read_text())

@@ -34,8 +34,13 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 from torch.nn import functional as F
-from transformers import (AutoModel, AutoModelForSequenceClassification, AutoTokenizer,
-                          PreTrainedModel, PreTrainedTokenizerBase)
+from transformers import (
+    AutoModel,
+    AutoModelForSequenceClassification,
+    AutoTokenizer,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+)
 from transformers.utils import ModelOutput
 
 from .options import POOLINGS, TRI_COMBINES, MissingPathError, ParameterError
@@ -94,7 +99,7 @@ class PairEncoder(nn.Module):
 
     # ---- construction and persistence ------------------------------------------------------
     @classmethod
-    def from_encoder(cls, path: str | Path, **options) -> "PairEncoder":
+    def from_encoder(cls, path: str | Path, **options) -> PairEncoder:
         """A fresh model of this kind over the pretrained transformer and tokenizer at ``path``."""
         # float32 master weights whatever the checkpoint holds (transformers 5 loads a float16
         # checkpoint as float16 by default, which then trains to NaN under bf16 autocast)
@@ -126,7 +131,7 @@ class PairEncoder(nn.Module):
         return path
 
     @staticmethod
-    def from_pretrained(path: str | Path) -> "PairEncoder":
+    def from_pretrained(path: str | Path) -> PairEncoder:
         """Load a model saved by :meth:`save_pretrained` (any kind)."""
         path = Path(path)
         if not path.is_dir():
@@ -261,7 +266,7 @@ class CrossPairEncoder(PairEncoder):
         self.pooling = None
 
     @classmethod
-    def from_encoder(cls, path: str | Path, **options) -> "CrossPairEncoder":
+    def from_encoder(cls, path: str | Path, **options) -> CrossPairEncoder:
         if (Path(path) / HEAD_NAME).is_file():
             raise ValueError(f"{path} holds a cross-encoder saved by an older semrel (its head in "
                              f"{HEAD_NAME}, pooled differently from the sequence-classification "

@@ -13,13 +13,19 @@ import pytest
 from scipy import stats
 
 import semrel.trainers.ensemble as ensemble_module
-
 from semrel.cli import main
-from semrel.trainers.ensemble import (Ensemble, RunPredictions, cv_ensemble, fit_stack, load_run,
-                               quantile_ranks, rank_average)
-from trainer_fixtures import small_args, tiny_encoder, toy_pairs
+from semrel.trainers.ensemble import (
+    Ensemble,
+    RunPredictions,
+    cv_ensemble,
+    fit_stack,
+    load_run,
+    quantile_ranks,
+    rank_average,
+)
 from semrel.trainers.models import PairEncoder
 from semrel.trainers.training import PairData, fit, predict
+from trainer_fixtures import small_args, tiny_encoder, toy_pairs
 
 
 def test_rank_average_is_the_weighted_mean_of_scaled_ranks():

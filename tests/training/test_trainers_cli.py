@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 from huggingface_hub import ModelCard
 
-from semrel.dataset_scripts.errors import DataValidationError
 from semrel.cli import UsageError, build_parser, main
+from semrel.dataset_scripts import pretrained
+from semrel.dataset_scripts.errors import DataValidationError
+from semrel.dataset_scripts.pretrained import known_base_model, minilm_path
 from semrel.trainers.cli import run
 from semrel.trainers.models import PairEncoder
-from semrel.dataset_scripts import pretrained
-from semrel.dataset_scripts.pretrained import known_base_model, minilm_path
 from trainer_fixtures import tiny_encoder, toy_conditional_pairs
+
 
 def run_argv(argv: list[str]) -> None:
     """The CLI's command in this process, raising what it raises (main() answers in one line)."""

@@ -12,8 +12,8 @@ from semrel.dataset_scripts.errors import DataValidationError
 from semrel.trainers.data import condition_groups, prepare_pairs, scale_scores, unscale
 from semrel.trainers.losses import LOSSES, QuadrupletLoss, build_loss
 from semrel.trainers.samplers import GroupBatchSampler
-from trainer_fixtures import toy_conditional_pairs
 from semrel.trainers.trainer import similarity_scores
+from trainer_fixtures import toy_conditional_pairs
 
 
 def pairs(**columns) -> datasets.Dataset:

@@ -10,9 +10,9 @@ import sys
 import pytest
 from transformers import TrainerCallback
 
+from semrel.trainers.training import fit, load_pairs
 from trainer_fixtures import small_args, tiny_encoder
 from trainer_fixtures import toy_folder as save_toy_folder
-from semrel.trainers.training import fit, load_pairs
 
 pytestmark = pytest.mark.slow  # trains, starts processes
 

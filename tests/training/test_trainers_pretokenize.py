@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from semrel.trainers.data import PairCollator, pretokenize_pairs, prepare_pairs
-from semrel.trainers.models import build_model, sequence_lengths
-from trainer_fixtures import tiny_encoder, toy_conditional_pairs, toy_pairs
 from semrel.trainers.arguments import PairTrainingArguments
+from semrel.trainers.data import PairCollator, prepare_pairs, pretokenize_pairs
+from semrel.trainers.models import build_model, sequence_lengths
 from semrel.trainers.trainer import PairTrainer
+from trainer_fixtures import tiny_encoder, toy_conditional_pairs, toy_pairs
 
 KINDS = [("cross", False), ("bi", False), ("cross", True), ("bi", True), ("tri", True)]
 
