@@ -40,14 +40,10 @@ def source_line() -> str:
 
 
 def install_lines(extras: str = "") -> str:
-    """The shell lines that install semrel from its source folder (``extras`` e.g. "crowd").
-
-    Editable (``-e``): run in the source folder, ``python`` finds the folder ``semrel/`` (the front
-    door alone) before an installed copy, so after a regular install ``import
-    semrel.dataset_scripts`` fails there; the editable install maps ``semrel.<part>`` onto the
-    folder's parts and works from anywhere."""
+    """The shell lines that install semrel from its source folder (``extras`` e.g. "crowd"); the
+    front door lives in ``src/semrel/``, so Python run in that folder imports the installed copy."""
     target = f"'.[{extras}]'" if extras else "."
-    return f"{source_line()}\npip install -e {target}"
+    return f"{source_line()}\npip install {target}"
 
 
 def build_recipe(dataset_id: str) -> str:
