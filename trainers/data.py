@@ -1,8 +1,9 @@
 """From a shared-schema pair dataset to training rows: validated labels, condition groups, batches.
 
 Trainers read only ``sentence1``, ``sentence2``, ``score`` (native scale) and, when present,
-``condition``; the native scale comes from ``REGISTRY[id].score_range``. Labels for the MSE loss
-are ``y = (score − lo) / (hi − lo)`` in [0, 1].
+``condition``; the native scale ``(lo, hi)`` comes from ``REGISTRY[id].score_range``, a dataset
+card's ``score_range`` or the caller (:func:`~trainers.training.load_pairs`). Labels for the MSE
+loss are ``y = (score − lo) / (hi − lo)`` in [0, 1].
 """
 
 from __future__ import annotations
