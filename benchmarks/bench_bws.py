@@ -28,11 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from semrel.metrics.bws.counting import bws_counting_scores
-from semrel.metrics.bws.counting import encode_annotations
+from semrel.metrics.bws.counting import bws_counting_scores, encode_annotations
 from semrel.metrics.bws.design import generate_tuples
-from semrel.metrics.split_half.split_half import split_half_bws
-from semrel.metrics.split_half.split_half import split_half_ratings
+from semrel.metrics.split_half.split_half import split_half_bws, split_half_ratings
 
 
 def simulate(n_items: int, per_tuple: int, seed: int = 0):
@@ -61,7 +59,7 @@ def timed(fn, repeats: int) -> tuple[float, float, float]:
 def reference_scores(tuples, best, worst):
     """get-scores-from-BWS-annotations-counting.pl, one dict update per cell."""
     seen, net = {}, {}
-    for row, b, w in zip(tuples, best, worst):
+    for row, b, w in zip(tuples, best, worst, strict=True):
         for item in row:
             seen[item] = seen.get(item, 0) + 1
         net[row[b - 1]] = net.get(row[b - 1], 0) + 1
@@ -79,7 +77,7 @@ def reference_shr_trial(groups, rng):
         cut = len(rows) // 2 + (len(rows) % 2 and rng.random() < 0.5)
         for j, i in enumerate(order):
             half = halves[j >= cut]
-            for column, value in zip(half, rows[i]):
+            for column, value in zip(half, rows[i], strict=True):
                 column.append(value)
     a, b = reference_scores(*halves[0]), reference_scores(*halves[1])
     items = [i for i in a if i in b]
@@ -150,7 +148,8 @@ MEMORY_CASES = {
         "items=items, ratings=ratings, trials=20"),
     "annotator_agreement": (
         "items = (np.arange(n) // 9).astype(str).tolist()\n"
-        "annotators = rng.integers(0, 500, n).astype(str).tolist(); ratings = rng.integers(0, 6, n).astype(float).tolist()",
+        "annotators = rng.integers(0, 500, n).astype(str).tolist()\n"
+        "ratings = rng.integers(0, 6, n).astype(float).tolist()",
         "semrel.metrics.agreement:annotator_agreement", "metrics/annotator_agreement", None,
         "items=items, annotators=annotators, ratings=ratings"),
 }
@@ -234,15 +233,16 @@ def main() -> None:
         for per_tuple in map(int, args.per_tuple.split(",")):
             n_items = 5500 * scale
             tuples, best, worst = simulate(n_items, per_tuple)
-            score_s, score_cpu, score_mb = timed(lambda: bws_counting_scores(tuples, best, worst, choice="position"), args.repeats)
+            score_s, score_cpu, score_mb = timed(
+                lambda: bws_counting_scores(tuples, best, worst, choice="position"), args.repeats)
             ann = encode_annotations(tuples, best, worst, choice="position")
             result = split_half_bws(ann, trials=args.trials, seed=0)
             shr_s, shr_cpu, shr_mb = timed(lambda: split_half_bws(ann, trials=args.trials, seed=0), args.repeats)
             ref_score_s = ref_shr_s = float("nan")
             if args.reference_trials and scale == 1:
-                rows = list(zip(tuples.tolist(), best.tolist(), worst.tolist()))
+                rows = list(zip(tuples.tolist(), best.tolist(), worst.tolist(), strict=True))
                 start = time.perf_counter()
-                reference_scores(*zip(*rows))
+                reference_scores(*zip(*rows, strict=True))
                 ref_score_s = time.perf_counter() - start
                 groups = {}
                 for row in rows:

@@ -212,7 +212,7 @@ def print_rank_average(ensemble: str, runs: list) -> None:
     check_same_rows(runs)
     matrix = np.column_stack([run.predictions for run in runs])
     members = "  ".join(f"{m[:18]} {spearman(r.predictions, r.labels):.4f}"
-                        for m, r in zip(ensemble.split("+"), runs))
+                        for m, r in zip(ensemble.split("+"), runs, strict=True))
     print(f"\nensemble {ensemble} on one fold (a stack or rank reference needs >= 2 folds): "
           f"{members}  rank among the fold's pairs "
           f"{spearman(rank_average(matrix), runs[0].labels):.4f}")

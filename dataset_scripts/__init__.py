@@ -1,7 +1,7 @@
 """semrel datasets: builders over the upstream releases, stable splits, export to the Hub layout.
 
-    >>> from semrel.dataset_scripts import load
-    >>> load("str-2021", "cv-fold-0")["test"]
+    from semrel.dataset_scripts import load
+    load("str-2021", "cv-fold-0")["test"]     # 1,100 pairs (docs/datasets.md runs this)
 
 Importing the package is light: the registry (and with it ``datasets``, pandas, scipy) is
 imported on first use of ``REGISTRY``/``get_spec``/``load``; torch, sentence-transformers,

@@ -21,7 +21,7 @@ def sentence_pair_groups(where: str, sentence1: list[str],
     names the first bad group's rows (1-based) and counts the bad groups.
     """
     groups: dict[tuple[str, str], list[int]] = {}
-    for i, key in enumerate(zip(sentence1, sentence2)):
+    for i, key in enumerate(zip(sentence1, sentence2, strict=True)):
         groups.setdefault(key, []).append(i)
     bad = [members for members in groups.values() if len(members) != 2]
     if bad:

@@ -16,7 +16,7 @@ import numpy as np
 
 def stable_hash(key: str, salt: str = "semrel") -> int:
     """64-bit integer from sha256(salt + NUL + key): identical on every machine and run."""
-    digest = hashlib.sha256(f"{salt}\0{key}".encode("utf-8")).digest()
+    digest = hashlib.sha256(f"{salt}\0{key}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
 
 

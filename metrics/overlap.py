@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,7 +29,7 @@ def dice(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarray:
     if len(sentence1) != len(sentence2):
         raise ValueError(f"dice: {len(sentence1)} first sentences but {len(sentence2)} second")
     out = np.empty(len(sentence1), dtype=np.float64)
-    for row, (a, b) in enumerate(zip(sentence1, sentence2)):
+    for row, (a, b) in enumerate(zip(sentence1, sentence2, strict=True)):
         ua, ub = unigrams(a), unigrams(b)
         if not ua and not ub:
             raise ValueError(f"dice: row {row}: both sentences have no word token ({a!r}, {b!r})")

@@ -78,7 +78,7 @@ def handler(module, names: list[str]):
     carries a real signature rather than ``*texts`` (which gradio would call ``param_0``...).
     """
     def compute(*texts):
-        return compute_json(module, dict(zip(names, texts[:-1])), texts[-1])
+        return compute_json(module, dict(zip(names, texts[:-1], strict=True)), texts[-1])
 
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
     compute.__signature__ = inspect.Signature([inspect.Parameter(n, kind) for n in [*names, OPTIONS]])

@@ -70,13 +70,16 @@ def space_files(name: str) -> tuple[str, ...]:
 
 def _wheel_sources(root: Path) -> list[Path]:
     """The files the semrel wheel is built from: pyproject.toml, README.md, LICENSE* and every
-    file of each top-level package folder (one holding ``__init__.py``), caches left out."""
+    file of each folder pyproject's ``package-dir`` maps into ``semrel``, caches left out."""
+    import tomllib
+
     root = Path(root)
     if not (root / "pyproject.toml").is_file():
         raise SpaceError(f"{root}: no pyproject.toml; building a Space needs the semrel source tree "
                          "(a checkout, installed with pip install -e .)")
+    mapping = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
     files = [root / "pyproject.toml", root / "README.md", *root.glob("LICENSE*")]
-    for package in sorted(p.parent for p in root.glob("*/__init__.py")):
+    for package in sorted(root / folder for folder in mapping["package-dir"].values()):
         files += [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
                   and p.suffix != ".pyc"]
     return sorted(p for p in files if p.is_file())

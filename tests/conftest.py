@@ -14,6 +14,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
+
 from project import MIRROR  # noqa: E402
 
 

@@ -108,7 +108,7 @@ class LocalHub:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.endpoint = f"http://127.0.0.1:{self._server.server_address[1]}"
 
-    def __enter__(self) -> "LocalHub":
+    def __enter__(self) -> LocalHub:
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 

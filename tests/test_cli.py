@@ -9,8 +9,8 @@ import subprocess
 import sys
 
 import pytest
-from project import REPO
 
+from project import REPO
 from semrel.metrics.bws.design import generate_tuples
 from semrel.metrics.bws.readers import read_semeval_2024
 from semrel.metrics.split_half.split_half import split_half_bws
@@ -83,7 +83,7 @@ def test_bws_reliability_equals_the_function_on_a_real_file(mirror):
                   "--spearman-brown")
     assert done.returncode == 0, done.stderr
     header, row = done.stdout.splitlines()
-    cells = dict(zip(header.split(), row.split()))
+    cells = dict(zip(header.split(), row.split(), strict=True))
     expected = split_half_bws(read_semeval_2024(path, on_invalid="omit"), trials=30, seed=3,
                               spearman_brown=True)
     assert cells["items"] == str(expected.n_items) and cells["trials"] == "30"

@@ -25,6 +25,8 @@ def doctest_modules() -> list[str]:
     found = []
     for package in packages:
         spec = importlib.util.find_spec(package)
+        if spec.origin is None:  # a metric folder: its examples run in tests/metrics/test_bws_spaces.py
+            continue
         found += [package] if ">>>" in open(spec.origin, encoding="utf-8").read() else []
         for info in pkgutil.iter_modules(spec.submodule_search_locations):
             path = info.module_finder.path + f"/{info.name}.py"

@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 
 import pytest
+
 from fresh_env import fresh_venv, install, run
 from project import REPO
-
 from semrel.metrics.bws.counting import bws_counting_scores
 
 pytestmark = pytest.mark.slow

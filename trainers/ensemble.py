@@ -323,7 +323,7 @@ class Ensemble:
         if len(paths) < 2:
             raise ParameterError("members", [str(p) for p in paths], "must be >= 2 model folders")
         facts = [_member_facts(p) for p in paths]
-        for path, fact in zip(paths[1:], facts[1:]):
+        for path, fact in zip(paths[1:], facts[1:], strict=True):
             for key in ("score_range", "conditional"):
                 if fact[key] != facts[0][key]:
                     raise ValueError(f"ensemble member {path}: its {key.replace('_', ' ')} "
@@ -334,7 +334,7 @@ class Ensemble:
                 raise ParameterError("cv_dirs", [str(d) for d in cv_dirs],
                                      f"must be one CV folder per member, in the members' order: "
                                      f"{len(cv_dirs)} for {len(paths)} members")
-            for path, fact, cv_dir in zip(paths, facts, cv_dirs):
+            for path, fact, cv_dir in zip(paths, facts, cv_dirs, strict=True):
                 kinds = {load_run(p).encoder for p in Path(cv_dir).iterdir()
                          if (p / PREDICTIONS_FILE).is_file()}
                 if kinds and kinds != {fact["encoder"]}:
@@ -431,7 +431,7 @@ class Ensemble:
                    if self.reference else "rank average: weighted mean of the members' ranks "
                    "among the pairs scored together")
         rows = "\n".join(f"| `{m}` | {_member_facts(base / m)['encoder']} | {w:.4f} |"
-                         for m, w in zip(self.members, weights))
+                         for m, w in zip(self.members, weights, strict=True))
         return f"""---
 tags:
 - semrel

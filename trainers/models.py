@@ -287,7 +287,7 @@ class CrossPairEncoder(PairEncoder):
         if condition is None:
             return sentence1, sentence2
         sep = self.tokenizer.sep_token
-        return sentence1, [f"{s} {sep} {c}" for s, c in zip(sentence2, condition)]
+        return sentence1, [f"{s} {sep} {c}" for s, c in zip(sentence2, condition, strict=True)]
 
     def forward(self, input_ids, attention_mask, token_type_ids=None, return_embeddings=False):
         if return_embeddings:

@@ -7,8 +7,8 @@ authors' code). It returns a :class:`FilterResult`: the per-worker statistic it 
 worker of the table) and the set of flagged workers. Workers for whom a statistic is undefined
 (too few labels) are never flagged.
 
-    >>> results = run_filters(annotations)
-    >>> kept = drop_workers(annotations, flagged_by(results, ["low_variance", "high_random"]))
+    results = run_filters(annotations)       # annotations: load("crowd-sts", "annotations")
+    kept = drop_workers(annotations, flagged_by(results, ["low_variance", "high_random"]))
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def sentiment_pairs(annotations: pd.DataFrame, *, scorer: SentimentScorer | None
     b1 = bleu1(pairs["sentence1"].tolist(), pairs["sentence2"].tolist())
     cand = pairs[b1 > min_bleu1].assign(bleu1=b1[b1 > min_bleu1])
     texts = sorted(set(cand["sentence1"]) | set(cand["sentence2"]))
-    score = dict(zip(texts, score_sentiment(texts, scorer)))
+    score = dict(zip(texts, score_sentiment(texts, scorer), strict=True))
     cand = cand.assign(sentiment1=cand["sentence1"].map(score).astype(float),
                        sentiment2=cand["sentence2"].map(score).astype(float))
     cand["gap"] = (cand["sentiment1"] - cand["sentiment2"]).abs()

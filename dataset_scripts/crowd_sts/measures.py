@@ -51,7 +51,7 @@ def word_overlap(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarr
 
     _check(sentence1, sentence2, "word_overlap")
     out = np.empty(len(sentence1))
-    for row, (a, b) in enumerate(zip(sentence1, sentence2)):
+    for row, (a, b) in enumerate(zip(sentence1, sentence2, strict=True)):
         ua, ub = unigrams(a), unigrams(b)
         if not ua | ub:
             raise ValueError(f"word_overlap: row {row}: no word token in {a!r} nor {b!r}")
@@ -61,7 +61,7 @@ def word_overlap(sentence1: Sequence[str], sentence2: Sequence[str]) -> np.ndarr
 
 def _sacrebleu(metric, sentence1, sentence2, name) -> list:
     _check(sentence1, sentence2, name)
-    return [metric.sentence_score(h, [r]) for r, h in zip(sentence1, sentence2)]
+    return [metric.sentence_score(h, [r]) for r, h in zip(sentence1, sentence2, strict=True)]
 
 
 def bleu_and_bleu1(sentence1: Sequence[str], sentence2: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -103,7 +103,7 @@ def rouge(sentence1: Sequence[str], sentence2: Sequence[str],
     """ROUGE F-measures (rouge-score, Lin 2004) per type; target = sentence1."""
     _check(sentence1, sentence2, "rouge")
     scorer = _crowd_extra("rouge_score.rouge_scorer").RougeScorer(list(types))
-    scores = [scorer.score(a, b) for a, b in zip(sentence1, sentence2)]
+    scores = [scorer.score(a, b) for a, b in zip(sentence1, sentence2, strict=True)]
     return {t: np.array([s[t].fmeasure for s in scores]) for t in types}
 
 

@@ -81,9 +81,9 @@ def read_annotation_file(path: str | os.PathLike, file_name: str | None = None) 
 
     Rules (each raises :class:`DataValidationError` naming file and 1-based data row): those of
     :func:`dataset_scripts.textio.csv_rows` (UTF-8, the header's field count in every row, at
-    least one row); required columns present; WorkerId and HITId non-empty; label matches ``1``–``5`` optionally followed by
-    `` - <text>``; WorkTimeInSeconds a non-negative integer; both texts non-empty; every assignment
-    of a HIT shows the same two texts; a worker labels a HIT at most once.
+    least one row); required columns present; WorkerId and HITId non-empty; label matches ``1``–``5``
+    optionally followed by `` - <text>``; WorkTimeInSeconds a non-negative integer; both texts
+    non-empty; every assignment of a HIT shows the same two texts; a worker labels a HIT at most once.
     """
     name = file_name or Path(path).name
     source, is_random = file_source(name)
@@ -106,8 +106,8 @@ def read_annotation_file(path: str | os.PathLike, file_name: str | None = None) 
         first = df.groupby("pair_id", sort=False)[column].transform("first")
         _first_bad(path, (df[column] != first).to_numpy(),
                    f"HIT texts differ between assignments ({upstream})",
-                   lambda i: f"HIT {df['pair_id'].iat[i]}: {df[column].iat[i]!r} here but "
-                             f"{first.iat[i]!r} at row {_first_row(df['pair_id'], i)}")
+                   lambda i, column=column, first=first: f"HIT {df['pair_id'].iat[i]}: {df[column].iat[i]!r} "
+                   f"here but {first.iat[i]!r} at row {_first_row(df['pair_id'], i)}")
     dup = df.duplicated(["pair_id", "worker_id"]).to_numpy()
     _first_bad(path, dup, "a worker labelled the same HIT twice",
                lambda i: f"HIT {df['pair_id'].iat[i]}")
@@ -141,7 +141,7 @@ def read_annotations(paths: Mapping[str, str | os.PathLike], key: str | None = N
     pseudonyms = pseudonymise(raw_ids, key)
     if len(set(pseudonyms)) != len(raw_ids):
         raise ValueError("pseudonym collision: use another key")
-    df["worker_id"] = df["worker_id"].map(dict(zip(raw_ids, pseudonyms)))
+    df["worker_id"] = df["worker_id"].map(dict(zip(raw_ids, pseudonyms, strict=True)))
     for column in ("sentence1", "sentence2"):
         raw = df[column + "_raw"]
         fixed = {text: ftfy.fix_encoding(text) for text in raw.unique()}

@@ -56,7 +56,7 @@ def table2(classes: pd.DataFrame, annotators: pd.DataFrame) -> str:
     for measure in classes.index.drop("n_pairs"):
         paper = TABLE2.get(measure, (None,) * 4)
         cells = [f"{_num(p, '{:.2f}')} | {classes.at[measure, c]:.3f}" for p, c in
-                 zip(paper, ("radical", "radical_filtered", "centrist", "centrist_filtered"))]
+                 zip(paper, ("radical", "radical_filtered", "centrist", "centrist_filtered"), strict=True)]
         lines.append(f"{MEASURE_NAMES[measure]:<14} " + " ".join(f"{c:>13}" for c in cells))
     lines.append("pairs: " + ", ".join(f"{c} {int(classes.at['n_pairs', c]):,}" for c in classes)
                  + f"; workers: {counts.get('radical', 0)} radical, {counts.get('centrist', 0)} "
@@ -72,7 +72,7 @@ def table3_rows(study) -> list[tuple[str, list[str], list[list[str]]]]:
     """Tables 3 and 4 as (title, header, rows): r per filter combination, each cell
     ``r (ours % change / paper % change)``; one row per combination, baseline first."""
     tables = []
-    for number, block in zip((3, 4), TABLE3_BLOCKS):
+    for number, block in zip((3, 4), TABLE3_BLOCKS, strict=True):
         block = [m for m in block if m in study.r.columns]
         rows = []
         for label in study.r.index:

@@ -48,7 +48,8 @@ USER_FILES = {
 CITATION = """\
 @article{sido2021czech,
   title = {Czech News Dataset for Semantic Textual Similarity},
-  author = {Sido, Jakub and Sej{\\'a}k, Michal and Pra{\\v{z}}{\\'a}k, Ond{\\v{r}}ej and Konop{\\'i}k, Miloslav and Moravec, V{\\'a}clav},
+  author = {Sido, Jakub and Sej{\\'a}k, Michal and Pra{\\v{z}}{\\'a}k, Ond{\\v{r}}ej and
+            Konop{\\'i}k, Miloslav and Moravec, V{\\'a}clav},
   journal = {arXiv preprint arXiv:2108.08708},
   year = {2021},
   url = {https://arxiv.org/abs/2108.08708}
@@ -230,7 +231,7 @@ class CzechNewsSts(SemrelBuilder):
                  "score_free": by_id[d["pair_id"]]["score"], "annotations": d["annotations"],
                  "annotations_free": by_id[d["pair_id"]]["annotations"],
                  "t_statistic": float(t), "p_value": float(p)}
-                for d, t, p, k in zip(dep, test.statistic, test.pvalue, keep) if k]
+                for d, t, p, k in zip(dep, test.statistic, test.pvalue, keep, strict=True) if k]
 
     def _generate_examples(self, pairs):
         for pair in pairs:

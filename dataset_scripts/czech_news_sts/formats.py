@@ -61,7 +61,7 @@ def _fields(path, row: int, line: str, names: tuple[str, ...]) -> list[str]:
         raise DataValidationError(path, row, f"wrong field count: expected {len(names)} "
                                   f"tab-separated fields ({', '.join(names)})",
                                   f"got {len(fields)}")
-    for name, value in zip(names[:2], fields[:2]):
+    for name, value in zip(names[:2], fields[:2], strict=True):
         if not value.strip():
             raise DataValidationError(path, row, f"empty {name}")
     return fields

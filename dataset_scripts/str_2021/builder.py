@@ -39,7 +39,8 @@ CITATION = """\
 @inproceedings{abdalla-etal-2023-makes,
   title = {What Makes Sentences Semantically Related? A Textual Relatedness Dataset and Empirical Study},
   author = {Abdalla, Mohamed and Vishnubhotla, Krishnapriya and Mohammad, Saif M.},
-  booktitle = {Proceedings of the 17th Conference of the European Chapter of the Association for Computational Linguistics},
+  booktitle = {Proceedings of the 17th Conference of the European Chapter of the Association for
+               Computational Linguistics},
   year = {2023},
   address = {Dubrovnik, Croatia},
   url = {https://arxiv.org/abs/2110.04845}
@@ -154,9 +155,9 @@ class Str2021(SemrelBuilder):
             test = masks[name.removeprefix("lodo-")]
         return [
             datasets.SplitGenerator(datasets.Split.TRAIN,
-                                    gen_kwargs={"pairs": [p for p, t in zip(pairs, test) if not t]}),
+                                    gen_kwargs={"pairs": [p for p, t in zip(pairs, test, strict=True) if not t]}),
             datasets.SplitGenerator(datasets.Split.TEST,
-                                    gen_kwargs={"pairs": [p for p, t in zip(pairs, test) if t]}),
+                                    gen_kwargs={"pairs": [p for p, t in zip(pairs, test, strict=True) if t]}),
         ]
 
     def _generate_examples(self, pairs):

@@ -6,13 +6,13 @@ import pandas as pd
 import pyarrow as pa
 
 from semrel.metrics.agreement import annotator_agreement
-from semrel.metrics.arrow_columns import numbers
-from semrel.metrics.arrow_columns import sorted_codes
+from semrel.metrics.arrow_columns import numbers, sorted_codes
 
 _CITATION = """\
 @article{sido2021czech,
   title = {Czech News Dataset for Semantic Textual Similarity},
-  author = {Sido, Jakub and Sej{\\'a}k, Michal and Pra{\\v{z}}{\\'a}k, Ond{\\v{r}}ej and Konop{\\'i}k, Miloslav and Moravec, V{\\'a}clav},
+  author = {Sido, Jakub and Sej{\\'a}k, Michal and Pra{\\v{z}}{\\'a}k, Ond{\\v{r}}ej and
+            Konop{\\'i}k, Miloslav and Moravec, V{\\'a}clav},
   journal = {arXiv preprint arXiv:2108.08708},
   year = {2021}
 }
@@ -82,7 +82,7 @@ class AnnotatorAgreement(evaluate.Measurement):
 
     def _compute(self, items, annotators, ratings, on_invalid="raise"):
         columns = [_ids(items), _ids(annotators), numbers(ratings)]
-        if any(column is None for column in columns):  # a null or blank id: the Python lists (their checks name the row)
+        if any(column is None for column in columns):  # a null or blank id: the Python lists name the row
             columns = [items.to_pylist(), annotators.to_pylist(), ratings.to_pylist()]
         result = annotator_agreement(*columns, on_invalid=on_invalid)
         out = {}

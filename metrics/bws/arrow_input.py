@@ -14,12 +14,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..arrow_columns import chunks
-from ..arrow_columns import numbers
-from ..arrow_columns import sorted_codes
-from .counting import Annotations
-from .counting import encode_annotations
+from ..arrow_columns import chunks, numbers, sorted_codes
 from ..errors import DataValidationError
+from .counting import Annotations, encode_annotations
 
 
 def annotations_from_arrow(tuples, best, worst, *, choice: str = "item", on_invalid: str = "raise") -> Annotations:

@@ -97,7 +97,7 @@ def score(args) -> int:
         rows.append(row)
         items += [(str(path), i, a, b, w, s, s01) for i, a, b, w, s, s01 in zip(
             scores.items.tolist(), scores.appearances.tolist(), scores.n_best.tolist(), scores.n_worst.tolist(),
-            scores.score.tolist(), scores.score_01.tolist())]
+            scores.score.tolist(), scores.score_01.tolist(), strict=True)]
     if args.csv is not None:
         out = sys.stdout if str(args.csv) == "-" else args.csv.open("w", newline="", encoding="utf-8")
         writer = csv.writer(out)
@@ -115,7 +115,8 @@ def print_table(rows: list[dict]) -> None:
     cells = [[f"{v:.4f}" if isinstance(v, float) else str(v) for v in row.values()] for row in rows]
     widths = [max(len(c), *(len(r[j]) for r in cells)) for j, c in enumerate(columns)]
     for line in [columns, *cells]:
-        print("  ".join(v.ljust(w) if j == 0 else v.rjust(w) for j, (v, w) in enumerate(zip(line, widths))))
+        cells = zip(line, widths, strict=True)
+        print("  ".join(v.ljust(w) if j == 0 else v.rjust(w) for j, (v, w) in enumerate(cells)))
 
 
 def reliability(args) -> int:

@@ -18,8 +18,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
-from dataclasses import dataclass
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -178,7 +177,7 @@ def encode_annotations(tuples, best, worst, *, choice: Choice = "item",
         tuples, best_code, worst_code = remap[kept], remap[best_code[keep]], remap[worst_code[keep]]
     return Annotations(
         items=ids[used], tuples=tuples, best=best_code, worst=worst_code, rows=rows[keep],
-        skipped={RULES[r]: int(c) for r, c in zip(*np.unique(rule[bad], return_counts=True))},
+        skipped={RULES[r]: int(c) for r, c in zip(*np.unique(rule[bad], return_counts=True), strict=True)},
         skipped_rows=rows[bad])
 
 
@@ -256,7 +255,7 @@ def _factorize(matrix: np.ndarray, *extra: np.ndarray):
     keep = np.zeros(len(distinct), dtype=bool)
     keep[codes[:n_cells]] = True
     keep &= ~blank
-    kept = [v for v, k in zip(distinct, keep.tolist()) if k]
+    kept = [v for v, k in zip(distinct, keep.tolist(), strict=True) if k]
     try:
         order = sorted(range(len(kept)), key=kept.__getitem__)
     except TypeError as err:
@@ -269,8 +268,9 @@ def _factorize(matrix: np.ndarray, *extra: np.ndarray):
     ids[:] = [kept[i] for i in order]
     identity = len(kept) == len(distinct) and np.array_equal(new_code, np.arange(len(distinct)))
     mapped = codes if identity else new_code[codes]  # dense sorted integer ids are their own codes
+    starts = itertools.accumulate([n_cells] + [len(a) for a in extra])  # one more than extra: the end
     columns = [(mapped[start:start + len(a)], blank[codes[start:start + len(a)]])
-               for start, a in zip(itertools.accumulate([n_cells] + [len(a) for a in extra]), extra)]
+               for start, a in zip(starts, extra, strict=False)]
     return mapped[:n_cells].reshape(matrix.shape), ids, columns
 
 
@@ -326,7 +326,8 @@ def _number(value) -> float:
 def _raise_first(source, rows, rule, tuples, best, worst, choice, k):
     bad = np.flatnonzero(rule >= 0)
     i = bad[0]
-    detail = f"tuple={np.asarray(tuples[i]).tolist()!r}, best={best[i:i + 1].tolist()[0]!r}, worst={worst[i:i + 1].tolist()[0]!r}"
+    detail = (f"tuple={np.asarray(tuples[i]).tolist()!r}, best={best[i:i + 1].tolist()[0]!r}, "
+              f"worst={worst[i:i + 1].tolist()[0]!r}")
     if rule[i] == 0:
         detail += f"; most rows have {k} items"
     if rule[i] in (3, 4):

@@ -23,12 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .counting import Annotations
-from .counting import OnInvalid
-from .counting import encode_annotations
-from .counting import factorize
-from .counting import no_gc
 from ..errors import DataValidationError
+from .counting import Annotations, OnInvalid, encode_annotations, factorize, no_gc
 
 UNREADABLE = "cell is not a list literal of two sentences"
 JUNK = "text after the closing ] ignored"
@@ -116,7 +112,8 @@ def _read_table(path) -> tuple[list[str], np.ndarray]:
         i = int(np.argmax(sizes != len(header)))
         more = "more" if sizes[i] > len(header) else "fewer"
         raise DataValidationError(str(path), i + 1, f"row has {more} fields than the header",
-                                  f"{sizes[i]} fields, header has {len(header)}" + ("; truncated file?" if more == "fewer" else ""))
+                                  f"{sizes[i]} fields, header has {len(header)}"
+                                  + ("; truncated file?" if more == "fewer" else ""))
     table = np.empty((len(rows), len(header)), dtype=object)
     table[:] = rows
     return header, table
@@ -138,7 +135,8 @@ def _split_table(path, text: str) -> tuple[list[str], np.ndarray]:
         i = int(np.argmax(fields != len(header)))
         more = "more" if fields[i] > len(header) else "fewer"
         raise DataValidationError(str(path), i + 1, f"row has {more} fields than the header",
-                                  f"{fields[i]} fields, header has {len(header)}" + ("; truncated file?" if more == "fewer" else ""))
+                                  f"{fields[i]} fields, header has {len(header)}"
+                                  + ("; truncated file?" if more == "fewer" else ""))
     cells = np.empty(len(fields) * len(header), dtype=object)
     cells[:] = body.replace("\n", ",").split(",")
     return header, cells.reshape(len(fields), len(header))

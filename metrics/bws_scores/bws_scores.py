@@ -4,10 +4,8 @@ import datasets
 import evaluate
 
 from semrel.metrics.bws.arrow_input import annotations_from_arrow
-from semrel.metrics.citations import ABDALLA_2023
-from semrel.metrics.citations import KIRITCHENKO_MOHAMMAD_2016
-from semrel.metrics.citations import KIRITCHENKO_MOHAMMAD_2017
 from semrel.metrics.bws.counting import bws_counting_scores
+from semrel.metrics.citations import ABDALLA_2023, KIRITCHENKO_MOHAMMAD_2016, KIRITCHENKO_MOHAMMAD_2017
 
 _CITATION = KIRITCHENKO_MOHAMMAD_2016 + KIRITCHENKO_MOHAMMAD_2017 + ABDALLA_2023
 

@@ -30,7 +30,8 @@ Examples:
     >>> import evaluate
     >>> from semrel.metrics import module_path
     >>> metric = evaluate.load(module_path("lexical_overlap"))
-    >>> r = metric.compute(sentence1=["a cat sat", "dogs bark", "a b"], sentence2=["a cat ran", "birds sing", "a b"], references=[0.6, 0.1, 1.0])
+    >>> r = metric.compute(sentence1=["a cat sat", "dogs bark", "a b"],
+    ...                    sentence2=["a cat ran", "birds sing", "a b"], references=[0.6, 0.1, 1.0])
     >>> round(r["spearman"], 2)
     1.0
 """

@@ -8,7 +8,8 @@ from semrel.metrics.lower_bound import mse_lower_bound
 _CITATION = """\
 @article{sido2021czech,
   title = {Czech News Dataset for Semantic Textual Similarity},
-  author = {Sido, Jakub and Sej{\\'a}k, Michal and Pra{\\v{z}}{\\'a}k, Ond{\\v{r}}ej and Konop{\\'i}k, Miloslav and Moravec, V{\\'a}clav},
+  author = {Sido, Jakub and Sej{\\'a}k, Michal and Pra{\\v{z}}{\\'a}k, Ond{\\v{r}}ej and
+            Konop{\\'i}k, Miloslav and Moravec, V{\\'a}clav},
   journal = {arXiv preprint arXiv:2108.08708},
   year = {2021}
 }"""

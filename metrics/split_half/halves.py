@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -48,7 +48,7 @@ def layout(group: np.ndarray) -> Layout:
     element_order = np.empty_like(row)
     element_order[row] = np.arange(len(group))
     return Layout(element_order=element_order, group_order=group_order,
-                  classes=tuple(zip(n_values.tolist(), counts.tolist())),
+                  classes=tuple(zip(n_values.tolist(), counts.tolist(), strict=True)),
                   odd_groups=group_order[(sizes[group_order] % 2) == 1])
 
 
@@ -75,7 +75,7 @@ def random_halves(lay: Layout, trials: int, rng: np.random.Generator,
     return member, (np.concatenate(extra) if extra else np.zeros((0, trials), dtype=dtype))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _half_splits(n: int) -> np.ndarray:
     """(n, subsets) 0/1: all subsets of size floor(n/2), and of ceil(n/2) when n is odd."""
     subsets = [s for m in sorted({n // 2, (n + 1) // 2}) for s in itertools.combinations(range(n), m)]

@@ -31,19 +31,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ..bws.counting import Choice
-from ..bws.counting import OnInvalid
-from ..bws.counting import as_annotations
-from ..bws.counting import check_on_invalid
-from ..bws.counting import is_empty
-from ..bws.counting import tally
+from ..bws.counting import Choice, OnInvalid, as_annotations, check_on_invalid, is_empty, tally
 from ..errors import DataValidationError
-from .trialwise import fraction_codes
-from .trialwise import masked_pearson
-from .trialwise import ranks_by_sorting
-from .trialwise import ranks_from_codes
-from .halves import layout
-from .halves import random_halves
+from .halves import layout, random_halves
+from .trialwise import fraction_codes, masked_pearson, ranks_by_sorting, ranks_from_codes
 
 Missing = Literal["omit", "zero"]
 DEFAULT_SEED = 0  # fixed: the same call gives the same answer; pass seed=None for fresh entropy
@@ -130,7 +121,7 @@ def split_half_ratings(items, ratings, annotators=None, *, trials: int = 1000, s
     if annotators is not None:
         lengths["annotators"] = len(annotators)
     if len(set(lengths.values())) > 1:
-        raise ValueError(f"split_half_ratings: items, ratings (and annotators) need one value per row, got "
+        raise ValueError("split_half_ratings: items, ratings (and annotators) need one value per row, got "
                          + ", ".join(f"{len_} {name}" for name, len_ in lengths.items()))
     if not len(items):
         raise DataValidationError("<ratings>", None, "no ratings", "items and ratings are empty")
@@ -178,7 +169,8 @@ def _valid_ratings(items, ratings, values, annotators, on_invalid: OnInvalid) ->
     row_bad = np.logical_or.reduce(list(rules.values()))
     kept = pd.Series(items[~row_bad])
     rules["item has fewer than 2 ratings"] = np.zeros(len(items), dtype=bool)
-    rules["item has fewer than 2 ratings"][np.flatnonzero(~row_bad)[kept.map(kept.value_counts()).to_numpy() < 2]] = True
+    lonely = kept.map(kept.value_counts()).to_numpy() < 2
+    rules["item has fewer than 2 ratings"][np.flatnonzero(~row_bad)[lonely]] = True
     bad = row_bad | rules["item has fewer than 2 ratings"]
     if bad.any() and on_invalid == "raise":
         i = int(np.flatnonzero(row_bad if row_bad.any() else bad)[0])  # a bad row before its consequences

@@ -7,16 +7,11 @@ ratings (items, ratings).
 import datasets
 import evaluate
 
-from semrel.metrics.arrow_columns import numbers
-from semrel.metrics.arrow_columns import sorted_codes
+from semrel.metrics.arrow_columns import numbers, sorted_codes
 from semrel.metrics.bws.arrow_input import annotations_from_arrow
-from semrel.metrics.citations import ABDALLA_2023
-from semrel.metrics.citations import CRONBACH_1951
-from semrel.metrics.citations import KIRITCHENKO_MOHAMMAD_2017
+from semrel.metrics.citations import ABDALLA_2023, CRONBACH_1951, KIRITCHENKO_MOHAMMAD_2017
 from semrel.metrics.errors import DataValidationError
-from semrel.metrics.split_half.split_half import DEFAULT_SEED
-from semrel.metrics.split_half.split_half import split_half_bws
-from semrel.metrics.split_half.split_half import split_half_ratings
+from semrel.metrics.split_half.split_half import DEFAULT_SEED, split_half_bws, split_half_ratings
 
 _CITATION = KIRITCHENKO_MOHAMMAD_2017 + ABDALLA_2023 + CRONBACH_1951
 
@@ -49,7 +44,8 @@ Examples:
     >>> from semrel.metrics import module_path
     >>> shr = evaluate.load(module_path("split_half_reliability"))
     >>> tuples = [["a", "b", "c", "d"]] * 4 + [["a", "b", "c", "e"]] * 4
-    >>> r = shr.compute(tuples=tuples, best=["a"] * 8, worst=["d", "c", "d", "d", "e", "e", "c", "e"], trials=100, seed=0)
+    >>> worst = ["d", "c", "d", "d", "e", "e", "c", "e"]
+    >>> r = shr.compute(tuples=tuples, best=["a"] * 8, worst=worst, trials=100, seed=0)
     >>> r["n_items"], r["spearman"] > 0.5
     (5, True)
     >>> ratings = evaluate.load(module_path("split_half_reliability"), "ratings")

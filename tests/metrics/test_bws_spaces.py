@@ -6,6 +6,7 @@ import importlib
 import pytest
 
 from project import REPO
+
 NAMES = ["annotator_agreement", "bws_scores", "lexical_overlap", "mse_lower_bound", "split_half_reliability"]
 CARD_SECTIONS = ["## Metric Description", "## How to Use", "### Inputs", "### Output Values", "### Examples",
                  "## Limitations and Bias", "## Citation", "## Further References"]

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-
 import evaluate
 import numpy as np
 import pytest
 
-from semrel.metrics.lower_bound import mse_lower_bound
-
 from project import REPO
+from semrel.metrics.lower_bound import mse_lower_bound
 
 
 @pytest.fixture(scope="module")
@@ -96,8 +94,8 @@ def test_evaluate_load_offline():
                          model="normal", on_invalid="omit")
     assert out["mse_lower_bound"] == pytest.approx(0.125) and out["n_skipped"] == 1
     assert "mse" not in out
-    for annotations, predictions in (([[1, 2, 2, 3]], [2.0]), ([[0, 0, 1, 1]], [0.5])):
-        metric.add_batch(annotations=annotations, predictions=predictions)
+    for batch, predictions in (([[1, 2, 2, 3]], [2.0]), ([[0, 0, 1, 1]], [0.5])):
+        metric.add_batch(annotations=batch, predictions=predictions)
     assert metric.compute()["mse"] == 0.0
     assert "predictions" in metric.info.features  # declared, so a Space form shows it
 

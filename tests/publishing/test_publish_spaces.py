@@ -16,12 +16,22 @@ from pathlib import Path
 
 import evaluate
 import pytest
-from fresh_env import fresh_venv, install, run
 
+from fresh_env import fresh_venv, install, run
 from semrel.metrics import module_path
 from semrel.publishing import spaces
-from semrel.publishing.spaces import (METRICS_ROOT, SpaceError, SpaceServer, answers_like_evaluate, build_space,
-                                      check_space, metric_names, package_wheel, space_example, verify_space)
+from semrel.publishing.spaces import (
+    METRICS_ROOT,
+    SpaceError,
+    SpaceServer,
+    answers_like_evaluate,
+    build_space,
+    check_space,
+    metric_names,
+    package_wheel,
+    space_example,
+    verify_space,
+)
 
 NAMES = ["annotator_agreement", "bws_scores", "lexical_overlap", "mse_lower_bound", "split_half_reliability"]
 WHEEL = "semrel-0.1.0-py3-none-any.whl"
@@ -167,7 +177,7 @@ def fresh(hub, tmp_path_factory):
     start = time.monotonic()
     with ExitStack() as stack, ThreadPoolExecutor(len(NAMES)) as pool:
         started = pool.map(lambda n: SpaceServer(hub / "spaces" / n, timeout=240, python=venvs[n]).__enter__(), NAMES)
-        running = dict(zip(NAMES, started))
+        running = dict(zip(NAMES, started, strict=True))
         for server in running.values():
             stack.callback(server.__exit__)
         print(f"\nfresh venv + install (s): {json.dumps({n: round(s, 1) for n, s in seconds.items()})}; "

@@ -38,8 +38,10 @@ class ToySts(SemrelBuilder):
         if self.config.name == "default":
             return [datasets.SplitGenerator("train", gen_kwargs={"rows": rows})]
         test = stratified_folds([r["id"] for r in rows], ["all"] * len(rows), 4, salt="toy") == 0
-        return [datasets.SplitGenerator("train", gen_kwargs={"rows": [r for r, t in zip(rows, test) if not t]}),
-                datasets.SplitGenerator("test", gen_kwargs={"rows": [r for r, t in zip(rows, test) if t]})]
+        train_rows = [r for r, t in zip(rows, test, strict=True) if not t]
+        test_rows = [r for r, t in zip(rows, test, strict=True) if t]
+        return [datasets.SplitGenerator("train", gen_kwargs={"rows": train_rows}),
+                datasets.SplitGenerator("test", gen_kwargs={"rows": test_rows})]
 
     def _generate_examples(self, rows):
         for row in rows:

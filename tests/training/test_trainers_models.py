@@ -203,11 +203,11 @@ def cross_encoder_scores(folder, model, data, conditional):
     model.save_pretrained(folder)
     s1, s2 = data["sentence1"], data["sentence2"]
     condition = data["condition"] if conditional else None
-    second = ([f"{b} {model.tokenizer.sep_token} {c}" for b, c in zip(s2, condition)]
+    second = ([f"{b} {model.tokenizer.sep_token} {c}" for b, c in zip(s2, condition, strict=True)]
               if conditional else s2)
     return (model.predict(s1, s2, condition),
             PairEncoder.from_pretrained(folder).predict(s1, s2, condition),
-            CrossEncoder(str(folder), device="cpu").predict(list(zip(s1, second)), batch_size=64))
+            CrossEncoder(str(folder), device="cpu").predict(list(zip(s1, second, strict=True)), batch_size=64))
 
 
 @pytest.mark.slow
