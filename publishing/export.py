@@ -119,6 +119,7 @@ def card_metadata(spec, n_examples: int | None = None) -> DatasetCardData:
         task_ids=list(SIMILARITY_TASK_IDS),
         source_datasets=["original"],
         tags=["semantic-textual-similarity", "semrel"],
+        score_range=[float(x) for x in spec.score_range],  # the native scale trainers read back
     )
     if meta["license"] == "other":
         meta["license_name"] = getattr(module, "LICENSE_NAME", spec.dataset_id + "-licence")

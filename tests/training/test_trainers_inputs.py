@@ -50,9 +50,15 @@ def test_an_exported_folder_loads_with_load_dataset(exported, tmp_path):
     assert data.name == f"{folder}/cv-fold-0" and data.hub_id is None
     assert data.language == ("en",)
     assert sorted(dataset_configs(str(folder))) == ["cv-fold-0", "default"]
-    with pytest.raises(ParameterError, match=r"score_range=None: must be given: .*toy-sts records "
+    assert load_pairs(str(folder), "cv-fold-0", cache_dir=tmp_path).score_range == (0.0, 5.0)  # the card's
+    blank = tmp_path / "no-range"
+    shutil.copytree(folder, blank)
+    card = DatasetCard.load(blank / "README.md")
+    del card.data.score_range
+    card.save(blank / "README.md")
+    with pytest.raises(ParameterError, match=r"score_range=None: must be given: .*records "
                                              r"no score range \(score_range: \[lo, hi\]"):
-        load_pairs(str(folder), "cv-fold-0", cache_dir=tmp_path)
+        load_pairs(str(blank), "cv-fold-0", cache_dir=tmp_path)
     with pytest.raises(ParameterError, match="config='cv-fold-9': must be a config of .*: "
                                              "cv-fold-0, default"):
         load_pairs(str(folder), "cv-fold-9", score_range=(0, 5))
@@ -162,9 +168,7 @@ def test_fit_takes_the_exported_str_2021_folder(mirror, cache_dir, tmp_path, cap
     argv = ["fit", "--dataset", str(built.folder), "--config", "cv-fold-0", "--cache-dir",
             str(cache_dir), "--model", str(encoder), "--output", str(tmp_path / "run"),
             "--max-steps", "3", "--batch-size", "32"]
-    assert main(argv) == 2  # the export records no score range
-    assert "--score-range: must be given" in capsys.readouterr().err
-    assert main([*argv, "--score-range", "0", "1"]) == 0
+    assert main(argv) == 0  # the export's card records its score range, [0, 1]
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert metrics["train_pairs"] == 4400 and metrics["eval_split"] == "test"
     assert metrics["data"] == f"{built.folder}/cv-fold-0" and len(metrics["per_source"]) == 7
