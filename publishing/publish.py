@@ -33,7 +33,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from huggingface_hub import HfApi, ModelCard, get_token
+from huggingface_hub import HfApi, ModelCard, constants, get_token
 from huggingface_hub.utils import filter_repo_objects
 
 from semrel.dataset_scripts.registry import REGISTRY, get_spec
@@ -42,7 +42,7 @@ from .export import verify_folder
 from .guard import raw_worker_ids, scan_files
 from .hub_vocabulary import check_card
 from .spaces import check_space, metric_names
-from .staging import stage_card_only, stage_model, trained_on
+from .staging import stage_card_only, stage_model, stage_space, trained_on
 
 # Pair-schema text a card-only README must never quote (texts of >= 12 characters and >= 3 words:
 # shorter phrase fragments, as in crowd-sts, occur in ordinary prose).
@@ -129,7 +129,12 @@ def plan(out: Path, names: Iterable[str], models: Iterable[Path] = (),
         folder = hub / "spaces" / name
         if not folder.is_dir():
             raise PublishError(f"metric {name} has no Space folder ({folder}): run `semrel build`")
-        artefacts.append(Artefact("space", name, "space", folder, "metric Space (gradio)"))
+        note = "metric Space (gradio)"
+        if namespace:  # the Hub installs requirements before the wheel is in the repo: by URL
+            folder = stage_space(folder, hub / "staged-spaces" / name, f"{namespace}/{name}",
+                                 constants.ENDPOINT)
+            note += " (requirements: the wheel by its URL in the repo)"
+        artefacts.append(Artefact("space", name, "space", folder, note))
     for folder in map(Path, models):
         if not folder.is_dir():
             raise PublishError(f"model folder {folder} does not exist")

@@ -217,8 +217,9 @@ def check_space(folder: Path) -> list[str]:
                 problems.append(f"{path.name}:{line_no}: one import per line (evaluate's scanner)")
     covered, gradio = set(), None
     for n, line in _requirement_lines(folder / "requirements.txt"):
-        if line.endswith(".whl"):
-            wheel = folder / line
+        if line.endswith(".whl"):  # ./<file>.whl beside it, or (staged for the Hub) its URL in the repo
+            url = re.fullmatch(r"semrel @ https?://\S+/resolve/main/([^/]+\.whl)", line)
+            wheel = folder / (url[1] if url else line)
             if Path(line).is_absolute() or wheel.resolve().parent != folder.resolve() or not wheel.is_file():
                 problems.append(f"requirements.txt:{n}: names {line}, which is not a file in the Space "
                                 "(the wheel goes beside requirements.txt, named ./<file>.whl)")

@@ -99,6 +99,26 @@ def stage_model(folder: Path, dest: Path, dataset_repo: str, ignore: tuple[str, 
     return dest
 
 
+def stage_space(folder: Path, dest: Path, repo_id: str, endpoint: str) -> Path:
+    """The Space repo folder of a built Space: its files (hard links), with requirements.txt's
+    ``./semrel-<version>-py3-none-any.whl`` line rewritten to
+    ``semrel @ <endpoint>/spaces/<repo_id>/resolve/main/<wheel>``. The Hub installs a Space's
+    requirements before it copies the repo's other files in, so a relative path to the wheel
+    would not exist then; the URL of the wheel pushed with the Space does. The built folder
+    (used by ``pip install -r requirements.txt && python app.py`` locally) is not changed."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(folder, dest, copy_function=_link_or_copy)
+    requirements = dest / "requirements.txt"
+    lines = requirements.read_text(encoding="utf-8").splitlines()
+    base = f"{endpoint.rstrip('/')}/spaces/{repo_id}/resolve/main"
+    lines = [f"semrel @ {base}/{line[2:]}" if line.startswith("./") and line.endswith(".whl") else line
+             for line in lines]
+    requirements.unlink()  # a hard link to the built file: write a new one instead
+    requirements.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return dest
+
+
 def _link_or_copy(src: str, dst: str) -> str:
     try:
         os.link(src, dst)

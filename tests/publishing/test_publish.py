@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -178,7 +179,14 @@ def test_push_everything_then_check_what_arrived(hub, out, mirror, tmp_path):
     # metric Spaces: the built folder, Space YAML
     for name in metric_names():
         files = hub.files("space", f"{NS}/{name}")
-        assert set(files) == {p.name for p in (out / "hub" / "spaces" / name).iterdir()}
+        built = out / "hub" / "spaces" / name
+        assert set(files) == {p.name for p in built.iterdir()}
+        # the Hub installs requirements.txt before the repo's files are there: the wheel by its URL
+        wheel = next(built.glob("semrel-*.whl")).name
+        url = f"{hub.endpoint}/spaces/{NS}/{name}/resolve/main/{wheel}"
+        assert f"semrel @ {url}\n" in files["requirements.txt"].decode()
+        assert f"./{wheel}\n" in (built / "requirements.txt").read_text()  # the local folder keeps the file
+        assert urllib.request.urlopen(url).read() == (built / wheel).read_bytes()
         meta = RepoCard(files["README.md"].decode()).data.to_dict()
         assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py"
         assert "evaluate" in meta["tags"] and {"metric", "measurement"} & set(meta["tags"])
