@@ -320,6 +320,10 @@ def main() -> None:
                   f"{measured['pairs_per_second']:.1f} pairs/s, "
                   f"train {measured['train_seconds']:.0f} s, wall {measured['wall_seconds']:.0f} s, "
                   f"peak memory {measured['peak_memory_gib']:.2f} GiB", flush=True)
+    missing = [f"{fold}/{run}" for fold in folds for run in runs if f"{fold}/{run}" not in results]
+    if args.report and missing:
+        parser.error(f"--report: {store} holds no result for {', '.join(missing)} "
+                     "(run the benchmark without --report first, or point --out at its folder)")
     print_tables(results, runs, folds)
     summary = print_ensembles(results, args.ensemble, folds)
     if summary:
