@@ -1,4 +1,4 @@
-"""BibTeX of the Best-Worst Scaling references, shared by the bws_scores and split_half_reliability cards."""
+"""BibTeX of the references the metric cards and dataset builders share (Best-Worst Scaling, Czech News STS)."""
 
 KIRITCHENKO_MOHAMMAD_2016 = """\
 @inproceedings{kiritchenko-mohammad-2016-capturing,
@@ -28,5 +28,16 @@ CRONBACH_1951 = """\
 @article{cronbach-1951-coefficient,
   title = {Coefficient alpha and the internal structure of tests},
   author = {Cronbach, Lee J.}, journal = {Psychometrika}, volume = {16}, pages = {297--334}, year = {1951}
+}
+"""
+
+SIDO_2021 = """\
+@article{sido2021czech,
+  title = {Czech News Dataset for Semantic Textual Similarity},
+  author = {Sido, Jakub and Sej{\\'a}k, Michal and Pra{\\v{z}}{\\'a}k, Ond{\\v{r}}ej and
+            Konop{\\'i}k, Miloslav and Moravec, V{\\'a}clav},
+  journal = {arXiv preprint arXiv:2108.08708},
+  year = {2021},
+  url = {https://arxiv.org/abs/2108.08708}
 }
 """

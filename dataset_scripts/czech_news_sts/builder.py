@@ -17,6 +17,8 @@ from pathlib import Path
 
 import datasets
 
+from semrel.metrics.citations import SIDO_2021
+
 from ..base import SemrelBuilder, SemrelConfig, file_digest
 from ..errors import DataValidationError
 from ..sources import Source
@@ -45,15 +47,7 @@ USER_FILES = {
     "dep": "dep-test.tsv",
 }
 
-CITATION = """\
-@article{sido2021czech,
-  title = {Czech News Dataset for Semantic Textual Similarity},
-  author = {Sido, Jakub and Sej{\\'a}k, Michal and Pra{\\v{z}}{\\'a}k, Ond{\\v{r}}ej and
-            Konop{\\'i}k, Miloslav and Moravec, V{\\'a}clav},
-  journal = {arXiv preprint arXiv:2108.08708},
-  year = {2021},
-  url = {https://arxiv.org/abs/2108.08708}
-}"""
+CITATION = SIDO_2021
 
 _SCORES = datasets.List(datasets.Value("int8"))
 _PAIR = {"pair_id": datasets.Value("string"), "sentence1": datasets.Value("string"),

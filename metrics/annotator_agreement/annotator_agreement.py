@@ -7,15 +7,9 @@ import pyarrow as pa
 
 from semrel.metrics.agreement import annotator_agreement
 from semrel.metrics.arrow_columns import numbers, sorted_codes
+from semrel.metrics.citations import SIDO_2021
 
-_CITATION = """\
-@article{sido2021czech,
-  title = {Czech News Dataset for Semantic Textual Similarity},
-  author = {Sido, Jakub and Sej{\\'a}k, Michal and Pra{\\v{z}}{\\'a}k, Ond{\\v{r}}ej and
-            Konop{\\'i}k, Miloslav and Moravec, V{\\'a}clav},
-  journal = {arXiv preprint arXiv:2108.08708},
-  year = {2021}
-}
+_CITATION = SIDO_2021 + """\
 @misc{krippendorff2011computing,
   title = {Computing Krippendorff's Alpha-Reliability},
   author = {Krippendorff, Klaus},

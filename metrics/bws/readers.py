@@ -108,15 +108,20 @@ def _read_table(path) -> tuple[list[str], np.ndarray]:
     if not rows:
         raise DataValidationError(str(path), None, "file has a header but no data rows")
     sizes = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    if (sizes != len(header)).any():
-        i = int(np.argmax(sizes != len(header)))
-        more = "more" if sizes[i] > len(header) else "fewer"
-        raise DataValidationError(str(path), i + 1, f"row has {more} fields than the header",
-                                  f"{sizes[i]} fields, header has {len(header)}"
-                                  + ("; truncated file?" if more == "fewer" else ""))
+    _check_field_counts(path, sizes, len(header))
     table = np.empty((len(rows), len(header)), dtype=object)
     table[:] = rows
     return header, table
+
+
+def _check_field_counts(path, counts: np.ndarray, n_header: int) -> None:
+    """Every row has the header's number of fields, else an error naming the first row that has not."""
+    if (counts != n_header).any():
+        i = int(np.argmax(counts != n_header))
+        more = "more" if counts[i] > n_header else "fewer"
+        raise DataValidationError(str(path), i + 1, f"row has {more} fields than the header",
+                                  f"{counts[i]} fields, header has {n_header}"
+                                  + ("; truncated file?" if more == "fewer" else ""))
 
 
 def _split_table(path, text: str) -> tuple[list[str], np.ndarray]:
@@ -131,12 +136,7 @@ def _split_table(path, text: str) -> tuple[list[str], np.ndarray]:
     chars = np.frombuffer(body.encode("utf-8"), dtype=np.uint8)
     line_ends = np.append(np.flatnonzero(chars == 10), len(chars))
     fields = np.diff(np.searchsorted(np.flatnonzero(chars == 44), line_ends), prepend=0) + 1
-    if (fields != len(header)).any():
-        i = int(np.argmax(fields != len(header)))
-        more = "more" if fields[i] > len(header) else "fewer"
-        raise DataValidationError(str(path), i + 1, f"row has {more} fields than the header",
-                                  f"{fields[i]} fields, header has {len(header)}"
-                                  + ("; truncated file?" if more == "fewer" else ""))
+    _check_field_counts(path, fields, len(header))
     cells = np.empty(len(fields) * len(header), dtype=object)
     cells[:] = body.replace("\n", ",").split(",")
     return header, cells.reshape(len(fields), len(header))

@@ -3,16 +3,10 @@
 import datasets
 import evaluate
 
+from semrel.metrics.citations import SIDO_2021
 from semrel.metrics.lower_bound import mse_lower_bound
 
-_CITATION = """\
-@article{sido2021czech,
-  title = {Czech News Dataset for Semantic Textual Similarity},
-  author = {Sido, Jakub and Sej{\\'a}k, Michal and Pra{\\v{z}}{\\'a}k, Ond{\\v{r}}ej and
-            Konop{\\'i}k, Miloslav and Moravec, V{\\'a}clav},
-  journal = {arXiv preprint arXiv:2108.08708},
-  year = {2021}
-}"""
+_CITATION = SIDO_2021
 
 _DESCRIPTION = """\
 The lowest MSE any model can expect against gold scores that are means of a few human
