@@ -46,7 +46,7 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
 def add_command(commands, name: str, run, help: str, description: str | None = None) -> Parser:
     """A subcommand whose parsed arguments go to ``run(args) -> int``."""
     sub = commands.add_parser(name, help=help, description=description or help)
-    sub.set_defaults(run=run)
+    sub.set_defaults(run=run, prog=sub.prog)  # errors name the whole command, e.g. "semrel bws score"
     return sub
 
 
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     configure_logging(args.quiet, args.verbose)
-    prog = f"{PROG} {args.command}"
+    prog = args.prog
     try:
         return args.run(args) or 0
     except (UsageError, ValueError, FileNotFoundError, ImportError) as exc:  # incl. DataValidationError
