@@ -3,9 +3,8 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-MIRROR ?= $(if $(SEMREL_MIRROR),$(SEMREL_MIRROR),$(wildcard ../shared/upstream))
 
-.PHONY: setup build test test-fast lint bench clean
+.PHONY: setup build test test-fast lint clean
 
 EXTRAS := dev,train,crowd,report,spaces
 
@@ -20,7 +19,7 @@ $(VENV)/.installed: pyproject.toml
 setup: $(VENV)/.installed
 
 build: setup
-	$(BIN)/python upload.py build --all $(if $(MIRROR),--mirror $(MIRROR))
+	$(BIN)/semrel build  # the mirror: $$SEMREL_MIRROR, else ../shared/upstream, else the upstream URLs
 
 test: setup
 	$(BIN)/python -m pytest -q
