@@ -36,6 +36,7 @@ def test_help_lists_every_command_and_imports_nothing_heavy():
         assert f"\n    {name} " in done.stdout
 
 
+@pytest.mark.slow  # a subprocess per case
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 def test_every_subcommand_answers_help(command):
     done = semrel(*command, "--help")
@@ -49,6 +50,7 @@ def test_console_script_is_installed_and_matches_python_m():
     assert done.stdout == semrel("--version").stdout
 
 
+@pytest.mark.slow  # a subprocess per case
 @pytest.mark.parametrize("args, words", [
     (["biuld"], "invalid choice: 'biuld'"),
     (["bws", "scroe", "x.csv"], "invalid choice: 'scroe'"),
@@ -77,6 +79,7 @@ def test_old_doors_are_gone():
         assert done.returncode == 1 and "No module named" in done.stderr, (module, done.stderr)
 
 
+@pytest.mark.slow  # a subprocess per case
 def test_bws_reliability_equals_the_function_on_a_real_file(mirror):
     path = mirror / "semrel-2024" / "BWS_annotations" / "arb_bws.csv"
     done = semrel("bws", "reliability", path, "--on-invalid", "omit", "--trials", "30", "--seed", "3",
@@ -104,6 +107,7 @@ def test_bws_design_writes_the_function_tuples_and_logs_unless_quiet(tmp_path):
     assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == done.stdout
 
 
+@pytest.mark.slow  # a subprocess per case
 def test_verbose_says_which_mirror_every_command_uses(tmp_path, mirror):
     done = semrel("-v", "verify", "--only", "str-2021", "--out", tmp_path, env={"SEMREL_MIRROR": str(mirror)})
     assert f"mirror: {mirror.resolve()}" in done.stderr, done.stderr

@@ -58,6 +58,7 @@ def test_docstring_examples(module):
     assert result.attempted >= 2 and result.failed == 0
 
 
+@pytest.mark.slow  # a Python process per module
 @pytest.mark.parametrize("module", ["semrel.metrics.bws.counting", "semrel.metrics.bws.readers",
                                     "semrel.metrics.split_half.split_half",
                                     "semrel.metrics.agreement", "semrel.metrics.overlap",

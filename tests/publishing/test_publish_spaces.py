@@ -86,6 +86,7 @@ def test_a_space_holds_its_four_files_and_a_current_wheel(hub):
     assert package_wheel(hub) == built / WHEEL  # the source did not change: the same wheel
 
 
+@pytest.mark.slow  # builds two wheels with pip
 def test_the_wheel_is_rebuilt_when_the_source_changes(tmp_path):
     source = tmp_path / "src"
     for path in spaces._wheel_sources(spaces.SOURCE_ROOT):

@@ -84,6 +84,7 @@ def report(mirror, cache_dir, tmp_path_factory):
     return page
 
 
+@pytest.mark.slow  # builds the report of every dataset and metric
 def test_every_dataset_and_metric_has_a_linked_section(report):
     page = Page(report.read_text(encoding="utf-8"))
     expected = {"overview", "dataset-str-2021", "dataset-toy-sts",
@@ -117,6 +118,7 @@ def test_fine_tuned_figures_come_from_the_results_file(tmp_path):
     assert fine_tuned_figure("str-2021", results) == Figure("not measured")
 
 
+@pytest.mark.slow  # builds the report of every dataset and metric
 def test_images_exist_beside_the_page(report):
     page = Page(report.read_text(encoding="utf-8"))
     sources = {src for _, src in page.images}
@@ -128,6 +130,7 @@ def test_images_exist_beside_the_page(report):
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 5_000, src
 
 
+@pytest.mark.slow  # builds the report of every dataset and metric
 def test_str_section_has_distributions_and_the_dice_baseline(report, mirror, cache_dir):
     assert report_hook("str-2021") is not None
     page = Page(report.read_text(encoding="utf-8"))
@@ -142,6 +145,7 @@ def test_str_section_has_distributions_and_the_dice_baseline(report, mirror, cac
     assert "raw BWS annotations of STR-2021 are not public" in text and "0.84" in text
 
 
+@pytest.mark.slow  # builds the report of every dataset and metric
 def test_str_section_has_split_half_reliability_of_the_semeval_2024_files(report, mirror):
     page = Page(report.read_text(encoding="utf-8"))
     rows = {row[0]: row[1:] for section, row in page.rows if section == "dataset-str-2021"}
@@ -159,6 +163,7 @@ def test_unbuilt_dataset_gets_a_note(tmp_path):
     assert section.summary == "not built: not built in this run" and "Not built" in section.html
 
 
+@pytest.mark.slow  # builds the report of every dataset and metric
 def test_sections_fold_and_no_card_is_pasted_whole(report, tmp_path):
     html = report.read_text(encoding="utf-8")
     assert html.count('<details class="section">') == html.count("<section id=") - 1  # not overview
@@ -206,6 +211,7 @@ def _measure(report: Path, html: str) -> tuple[float, float]:
             float(re.search(r'data-overview="([\d.]+)"', dom)[1]))
 
 
+@pytest.mark.slow  # builds the report, renders it in Chromium
 def test_report_renders_folded_within_the_first_screen(report):
     """Rendered at 1280 x 800 with every section folded: the page height and the overview's
     bottom edge, read back from the DOM Chromium laid out (a copy of the page with a measuring
@@ -218,6 +224,7 @@ def test_report_renders_folded_within_the_first_screen(report):
     assert height <= 1000  # and the folded page is little more than one screen
 
 
+@pytest.mark.slow  # builds the report, renders it in Chromium
 def test_report_renders_open_sections_in_headless_chromium(report, tmp_path):
     if _browser() is None:
         pytest.skip("chromium is not installed (apt-get install -y chromium; .ci/run installs it)")
