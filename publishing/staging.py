@@ -87,11 +87,8 @@ def stage_model(folder: Path, dest: Path, dataset_repo: str, ignore: tuple[str, 
     the run's files (hard links where the file system allows, else copies; ``ignore`` patterns,
     e.g. checkpoints, stay out) with ``datasets: [<dataset_repo>]`` (``<namespace>/<id>``, see
     :func:`trained_on`) added to the card. The run folder itself is not changed."""
-    if dest.exists():
-        shutil.rmtree(dest)
     names = (pattern.removesuffix("/*") for pattern in ignore)  # "checkpoints/*": the folder
-    shutil.copytree(folder, dest, ignore=shutil.ignore_patterns(*names),
-                    copy_function=_link_or_copy)
+    _linked_copy(folder, dest, ignore=shutil.ignore_patterns(*names))
     card = ModelCard.load(dest / "README.md")
     card.data.datasets = [dataset_repo]
     (dest / "README.md").unlink()  # a hard link to the run's card: write a new file instead
@@ -106,9 +103,7 @@ def stage_space(folder: Path, dest: Path, repo_id: str, endpoint: str) -> Path:
     requirements before it copies the repo's other files in, so a relative path to the wheel
     would not exist then; the URL of the wheel pushed with the Space does. The built folder
     (used by ``pip install -r requirements.txt && python app.py`` locally) is not changed."""
-    if dest.exists():
-        shutil.rmtree(dest)
-    shutil.copytree(folder, dest, copy_function=_link_or_copy)
+    _linked_copy(folder, dest)
     requirements = dest / "requirements.txt"
     lines = requirements.read_text(encoding="utf-8").splitlines()
     base = f"{endpoint.rstrip('/')}/spaces/{repo_id}/resolve/main"
@@ -117,6 +112,14 @@ def stage_space(folder: Path, dest: Path, repo_id: str, endpoint: str) -> Path:
     requirements.unlink()  # a hard link to the built file: write a new one instead
     requirements.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return dest
+
+
+def _linked_copy(folder: Path, dest: Path, ignore=None) -> None:
+    """``dest`` anew as a copy of ``folder`` made of hard links (a file to be changed there must be
+    unlinked and written anew, or the original changes too)."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(folder, dest, ignore=ignore, copy_function=_link_or_copy)
 
 
 def _link_or_copy(src: str, dst: str) -> str:
