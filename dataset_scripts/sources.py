@@ -4,7 +4,8 @@ A :class:`Source` is fetched through the ``datasets`` download manager (so downl
 cached) unless a mirror is configured, in which case the file must be at
 ``<mirror>/<dataset_id>/<file_name>`` (the layout of ``../shared/upstream``). Either way the
 sha256 is verified; a mismatch or an absent file raises :class:`SourceError` naming the file,
-the expected and actual hash and every place looked at.
+the expected and actual hash and every place looked at (an absent or undownloadable file:
+:class:`SourceNotFound`, a subclass).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import SourceError
+from .errors import SourceError, SourceNotFound
 
 MIRROR_ENV = "SEMREL_MIRROR"
 # the shared mirror of a development checkout (<checkout>/../shared/upstream), relative to the
@@ -67,7 +68,7 @@ def fetch(source: Source, dl_manager=None, mirror=None) -> str:
         looked = [d / source.dataset_id / source.file_name for d in dirs]
         found = next((p for p in looked if p.is_file()), None)
         if found is None:
-            raise SourceError(
+            raise SourceNotFound(
                 f"{source.file_name} of {source.dataset_id!r} not found; looked at: "
                 + ", ".join(map(str, looked))
                 + f". Download it from {source.url} (sha256 {source.sha256}) into one of them."
@@ -82,7 +83,7 @@ def fetch(source: Source, dl_manager=None, mirror=None) -> str:
         try:
             path = dl_manager.download(source.url)
         except Exception as exc:  # network errors come in many types
-            raise SourceError(
+            raise SourceNotFound(
                 f"{source.file_name} of {source.dataset_id!r} could not be downloaded from "
                 f"{source.url} ({exc}); set {MIRROR_ENV} or --mirror to a directory holding "
                 f"{source.dataset_id}/{source.file_name}"
