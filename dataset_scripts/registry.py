@@ -8,6 +8,7 @@ from .base import SemrelBuilder
 from .c_sts import CSts
 from .crowd_sts import CrowdSts
 from .czech_news_sts import CzechNewsSts
+from .semrel_2024 import SemRel2024
 from .str_2021 import Str2021
 
 
@@ -43,6 +44,7 @@ REGISTRY: dict[str, DatasetSpec] = {
         DatasetSpec(CSts),
         DatasetSpec(CrowdSts),
         DatasetSpec(CzechNewsSts),
+        DatasetSpec(SemRel2024),
     )
 }
 
