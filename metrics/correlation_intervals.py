@@ -1,0 +1,215 @@
+"""Correlations with confidence intervals: Pearson (Fisher z), Spearman (seeded paired bootstrap),
+Kendall (Fieller's z).
+
+- **Pearson, Fisher z** (Fisher 1921): z = atanh(r) is about normal with sd 1/√(n − 3), so the
+  interval is tanh(atanh(r) ± z_(1−α/2)/√(n − 3)); the same as
+  ``scipy.stats.pearsonr(x, y).confidence_interval()``. Closed form, O(n): any size in well under 1 s.
+- **Spearman, paired bootstrap** (Efron & Tibshirani 1993, ch. 14): ``scipy.stats.bootstrap`` with
+  ``paired=True, vectorized=True`` resamples the n (prediction, reference) pairs with replacement
+  and recomputes rho on each resample. The statistic never sorts: each value is replaced once by
+  its dense id (np.unique), and a resample's average ranks come from a per-resample count of each
+  id (bincount) and its cumulative sum: rank = (#smaller) + (#equal + 1)/2, so a resample costs O(n),
+  not O(n log n). **BCa** (bias-corrected and accelerated, Efron 1987) where n ≤ ``BCA_MAX_N``,
+  **percentile** above: BCa's acceleration comes from a jackknife of n leave-one-out samples of
+  size n − 1, O(n²) work in scipy (5,000 items: 25 M ranks, about 2 s against 0.2 s for the
+  percentile interval; 10,000 items: 5 s; 100k items: 10¹⁰ ranks, out of reach), while at such
+  sizes the bootstrap distribution of rho is near symmetric and BCa and percentile agree to about
+  the third decimal.
+- **Kendall's tau-b, Fieller's z** (Fieller, Hartley & Pearson 1957, Biometrika 44:470):
+  atanh(tau) has sd ≈ √(0.437/(n − 4)); interval tanh(atanh(tau) ± z_(1−α/2)·√(0.437/(n − 4))).
+
+Inputs are checked (:func:`check_scores`): equal lengths, finite numbers, not constant, and enough
+items (Fisher z needs n > 3, Fieller n > 4; the bootstrap ``MIN_BOOTSTRAP_ITEMS``); a resample
+whose rho is undefined (all its predictions or references equal, likely with few distinct values)
+is an error naming the count, never a silently dropped resample.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from .correlation import correlate
+
+MIN_ITEMS = 5  # Fisher z: n − 3 > 0; Fieller's Kendall interval: n − 4 > 0
+MIN_BOOTSTRAP_ITEMS = 8  # below, resamples with all-equal values (rho undefined) are common
+BCA_MAX_N = 5000  # BCa's jackknife is O(n²): above this many items the percentile interval is used
+BATCH_VALUES = 4_000_000  # resampled values per vectorised batch (memory: a few 32 MB arrays)
+
+
+@dataclass(frozen=True)
+class Interval:
+    low: float
+    high: float
+    confidence: float  # e.g. 0.95
+    method: str  # "fisher-z", "fieller-z", "bootstrap-bca", "bootstrap-percentile"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A coefficient (or a difference of coefficients) with its confidence interval."""
+    value: float
+    interval: Interval
+    n: int
+
+
+def check_scores(named: dict[str, Sequence[float]], *, min_items: int = MIN_ITEMS,
+                 constant: bool = True) -> list[np.ndarray]:
+    """Float arrays of equal length, finite, >= ``min_items`` and (``constant=True``) not constant.
+
+    ``named`` maps argument names to values; an error names the argument, the item and the rule.
+    """
+    arrays = []
+    for name, values in named.items():
+        try:
+            array = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{name}: not a list of numbers ({err})") from None
+        if array.ndim != 1:
+            raise ValueError(f"{name}: a flat list of numbers, one per item, got shape {array.shape}")
+        bad = np.flatnonzero(~np.isfinite(array))
+        if bad.size:
+            raise ValueError(f"{name}[{bad[0]}] is {array[bad[0]]}; {name} must be finite numbers "
+                             f"({bad.size} non-finite)")
+        arrays.append(array)
+    lengths = {name: a.size for name, a in zip(named, arrays, strict=True)}
+    if len(set(lengths.values())) > 1:
+        raise ValueError("unequal lengths: " + ", ".join(f"{k} has {v}" for k, v in lengths.items())
+                         + "; every input needs one value per item")
+    n = arrays[0].size
+    if n < min_items:
+        raise ValueError(f"{n} items; a correlation interval needs >= {min_items} items")
+    if constant:
+        for name, array in zip(named, arrays, strict=True):
+            if np.all(array == array[0]):
+                raise ValueError(f"{name} are constant (all {array[0]:g}): a correlation is undefined")
+    return arrays
+
+
+def fisher_z_interval(r: float, n: int, confidence: float = 0.95, sd: float = 1.0,
+                      method: str = "fisher-z") -> Interval:
+    """tanh(atanh(r) ± z_(1−α/2)·sd/√(n − 3)); ``sd``/``method`` serve Fieller's Kendall variant."""
+    half = stats.norm.ppf(0.5 + confidence / 2) * sd / math.sqrt(n - 3)
+    z = math.atanh(r) if abs(r) < 1 else math.copysign(math.inf, r)  # |r| = 1: the interval is [r, r]
+    return Interval(math.tanh(z - half), math.tanh(z + half), confidence, method)
+
+
+def pearson_interval(x, y, confidence: float = 0.95, names=("predictions", "references")) -> Estimate:
+    """Pearson's r with its Fisher-z interval.
+
+    >>> e = pearson_interval([1, 2, 3, 4, 5, 6], [1, 3, 2, 5, 4, 6])
+    >>> round(e.value, 4), round(e.interval.low, 4), round(e.interval.high, 4)
+    (0.8857, 0.2637, 0.9875)
+    """
+    x, y = check_scores(dict(zip(names, (x, y), strict=True)))
+    r = correlate(x, y).pearson
+    return Estimate(r, fisher_z_interval(r, x.size, confidence), x.size)
+
+
+def kendall_interval(x, y, confidence: float = 0.95, names=("predictions", "references")) -> Estimate:
+    """Kendall's tau-b with Fieller's interval (sd of atanh(tau) ≈ √(0.437/(n − 4)))."""
+    x, y = check_scores(dict(zip(names, (x, y), strict=True)))
+    tau = float(stats.kendalltau(x, y).statistic)
+    sd = math.sqrt(0.437 * (x.size - 3) / (x.size - 4))  # so that sd/√(n − 3) = √(0.437/(n − 4))
+    return Estimate(tau, fisher_z_interval(tau, x.size, confidence, sd, "fieller-z"), x.size)
+
+
+def dense_ids(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each value's index among the sorted distinct values, and the number of distinct values."""
+    unique, ids = np.unique(values, return_inverse=True)
+    return ids.astype(np.intp), int(unique.size)
+
+
+def resampled_ranks(ids: np.ndarray, distinct: int) -> np.ndarray:
+    """Average ranks (1-based, ties share the mean rank) of each row of dense ids, in O(row length).
+
+    rank of id v in a row = (#ids < v) + (#ids == v + 1)/2 = cumsum(count)[v] − (count[v] − 1)/2.
+    """
+    rows, m = ids.shape
+    counts = np.bincount((ids + (np.arange(rows) * distinct)[:, None]).ravel(),
+                         minlength=rows * distinct).reshape(rows, distinct)
+    rank_of_id = np.cumsum(counts, axis=1) - (counts - 1) / 2.0
+    return np.take_along_axis(rank_of_id, ids, axis=1)
+
+
+def rank_correlation(ranks_a: np.ndarray, ranks_b: np.ndarray) -> np.ndarray:
+    """Row-wise Pearson of average ranks (whose mean is (m + 1)/2): Spearman's rho per row."""
+    centre = (ranks_a.shape[-1] + 1) / 2.0
+    a, b = ranks_a - centre, ranks_b - centre
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.einsum("ij,ij->i", a, b) / np.sqrt(np.einsum("ij,ij->i", a, a) * np.einsum("ij,ij->i", b, b))
+
+
+def spearman_statistic(distinct_x: int, distinct_y: int):
+    """The vectorised statistic for ``scipy.stats.bootstrap``: rho of resampled dense ids (..., m)."""
+    def statistic(ix, iy, axis=-1):
+        shape = ix.shape[:-1]
+        ix, iy = ix.reshape(-1, ix.shape[-1]), iy.reshape(-1, iy.shape[-1])
+        rho = rank_correlation(resampled_ranks(ix, distinct_x), resampled_ranks(iy, distinct_y))
+        return rho.reshape(shape)
+    return statistic
+
+
+def bootstrap_method(n: int, method: str = "auto") -> str:
+    """"BCa" for n <= BCA_MAX_N, else "percentile" (see module docstring); or the method asked for."""
+    if method == "auto":
+        return "BCa" if n <= BCA_MAX_N else "percentile"
+    if method not in ("BCa", "percentile", "basic"):
+        raise ValueError(f"method must be 'auto', 'BCa', 'percentile' or 'basic', got {method!r}")
+    return method
+
+
+def run_bootstrap(data: tuple[np.ndarray, ...], statistic, *, n_resamples: int, confidence: float,
+                  method: str, seed: int | None, what: str):
+    """``scipy.stats.bootstrap`` (paired, vectorised, batched) with its undefined resamples made an error."""
+    if n_resamples < 100:
+        raise ValueError(f"n_resamples: {n_resamples}; a {confidence:.0%} bootstrap interval needs >= 100")
+    n = data[0].size
+    method = bootstrap_method(n, method)
+    result = stats.bootstrap(data, statistic, n_resamples=n_resamples, paired=True, vectorized=True,
+                             batch=max(1, BATCH_VALUES // n), confidence_level=confidence, method=method,
+                             rng=np.random.default_rng(seed))
+    undefined = int(np.isnan(result.bootstrap_distribution).sum())
+    if undefined:
+        raise ValueError(f"{what} is undefined in {undefined} of {n_resamples} bootstrap resamples (all their "
+                         f"predictions or references equal); {n} items with few distinct values are too few "
+                         "for a bootstrap interval")
+    label = {"BCa": "bootstrap-bca", "percentile": "bootstrap-percentile", "basic": "bootstrap-basic"}[method]
+    return result, label
+
+
+def spearman_interval(x, y, confidence: float = 0.95, *, n_resamples: int = 1000, method: str = "auto",
+                      seed: int | None = 0, names=("predictions", "references")) -> Estimate:
+    """Spearman's rho with a seeded paired-bootstrap interval (BCa up to BCA_MAX_N items, else percentile).
+
+    >>> e = spearman_interval(range(10), [0, 2, 1, 3, 5, 4, 6, 8, 7, 9])
+    >>> round(e.value, 4), e.interval.method, e.interval.low < e.value < e.interval.high
+    (0.9636, 'bootstrap-bca', True)
+    """
+    x, y = check_scores(dict(zip(names, (x, y), strict=True)), min_items=MIN_BOOTSTRAP_ITEMS)
+    (ix, gx), (iy, gy) = dense_ids(x), dense_ids(y)
+    result, label = run_bootstrap((ix, iy), spearman_statistic(gx, gy), n_resamples=n_resamples,
+                                  confidence=confidence, method=method, seed=seed, what="Spearman's rho")
+    interval = result.confidence_interval
+    return Estimate(correlate(x, y).spearman, Interval(float(interval.low), float(interval.high),
+                                                       confidence, label), x.size)
+
+
+@dataclass(frozen=True)
+class CorrelationIntervals:
+    pearson: Estimate
+    spearman: Estimate
+    kendall: Estimate
+    n: int
+
+
+def correlation_intervals(x, y, confidence: float = 0.95, *, n_resamples: int = 1000, method: str = "auto",
+                          seed: int | None = 0, names=("predictions", "references")) -> CorrelationIntervals:
+    """Pearson (Fisher z), Spearman (paired bootstrap) and Kendall (Fieller) with their intervals."""
+    pearson = pearson_interval(x, y, confidence, names)
+    spearman = spearman_interval(x, y, confidence, n_resamples=n_resamples, method=method, seed=seed, names=names)
+    return CorrelationIntervals(pearson, spearman, kendall_interval(x, y, confidence, names), pearson.n)
