@@ -18,6 +18,7 @@ apart) gives far fewer matches; :class:`Rescored` reports both.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -42,6 +43,11 @@ def pair_key(sentence1: str, sentence2: str) -> str:
     return "".join(sentence1.split()) + "\n" + "".join(sentence2.split())
 
 
+def loose_key(sentence1: str, sentence2: str) -> str:
+    """:func:`pair_key` also without punctuation and tatweel (only to explain unmatched pairs)."""
+    return "\n".join(re.sub(r"[\W_\u0640]+", "", s) for s in (sentence1, sentence2))
+
+
 def _reader_key(sentence1: str, sentence2: str) -> str:
     return " ".join(sentence1.split()) + "\n" + " ".join(sentence2.split())
 
@@ -64,6 +70,7 @@ class Rescored:
     appearances: np.ndarray
     variants: np.ndarray  # items pooled into each pair
     unmatched: list  # pair ids of published pairs no item maps to
+    unmatched_loose: int  # of those, how many an item matches when punctuation is ignored too
 
     @property
     def diff(self) -> np.ndarray:
@@ -120,6 +127,8 @@ def rescore(language: str, mirror=None) -> Rescored:
     n_worst = np.array([scores.n_worst[groups[k]].sum() for k in keys], dtype=float)
     appearances = np.array([scores.appearances[groups[k]].sum() for k in keys], dtype=int)
     matched = {by_key[k][1]["pair_id"] for k in keys}
+    unmatched = [row for _, row in published if row["pair_id"] not in matched]
+    loose_items = {loose_key(*item.split("\n")) for item in scores.items}
     return Rescored(
         language=language, n_annotations=len(ann.best), skipped=dict(ann.skipped),
         n_items=len(scores.items), n_published=len(published),
@@ -130,7 +139,9 @@ def rescore(language: str, mirror=None) -> Rescored:
         published=np.array([by_key[k][1]["score"] for k in keys], dtype=float),
         rescored=((n_best - n_worst) / appearances + 1) / 2, appearances=appearances,
         variants=np.array([len(groups[k]) for k in keys], dtype=int),
-        unmatched=[row["pair_id"] for _, row in published if row["pair_id"] not in matched])
+        unmatched=[row["pair_id"] for row in unmatched],
+        unmatched_loose=sum(loose_key(row["sentence1"], row["sentence2"]) in loose_items
+                            for row in unmatched))
 
 
 def pooled(ann: Annotations) -> Annotations:
