@@ -26,6 +26,7 @@ from pathlib import Path
 from semrel.cli import UsageError, add_command
 
 from .options import OPTIONS, ParameterError, check_arguments, check_score_range
+from .selection import SELECTION_FLAGS, add_selection_args, selection_values
 
 ENSEMBLE_METHODS = ("rank", "stack")  # trainers.ensemble.METHODS (not imported: no torch here)
 FLAGS = {o.argument: o.flag for o in OPTIONS} | {  # Python API parameter -> the flag setting it
@@ -36,8 +37,10 @@ FLAGS = {o.argument: o.flag for o in OPTIONS} | {  # Python API parameter -> the
     "name_or_path": "--model", "kind": "--encoder", "split": "--split", "family": "--family",
     "member": "--member", "dataloader_persistent_workers": "--num-workers",
 }
+FLAGS |= SELECTION_FLAGS  # --eval-dataset and the flags that go with it
 COMMAND_FLAGS = {"ensemble": {"members": "--member", "method": "--method",
-                              "weights": "--weights", "cv_dirs": "--cv-dir", "path": "--output"}}
+                              "weights": "--weights", "cv_dirs": "--cv-dir", "path": "--output"},
+                 "predict": {"path": "--output"}}
 
 
 def _data_args(parser: argparse.ArgumentParser) -> None:
@@ -80,6 +83,7 @@ def register(commands) -> None:
     p_fit.add_argument("--save-steps", type=int, help="checkpoint every N steps")
     p_fit.add_argument("--resume", help="resume the same run from a checkpoint folder, or "
                                         "'last' (its last complete checkpoint)")
+    add_selection_args(p_fit)
     p_cv = add_command(commands, "cv", run, "fit every fold of a CV or LODO family")
     _data_args(p_cv)
     p_cv.add_argument("--family", choices=("cv", "lodo"), default="cv",
@@ -89,6 +93,7 @@ def register(commands) -> None:
                       help="train this member's CV too (repeat; e.g. bi@mpnet or "
                            "cross@minilm,learning_rate=3e-5; options default to the flags); with "
                            ">= 2 members, print their rank average and out-of-fold stack per fold")
+    add_selection_args(p_cv)
     p_predict = add_command(commands, "predict", run, "predict a split; write submission JSON")
     _data_args(p_predict)
     p_predict.add_argument("--config", default="default", help="dataset config")
@@ -126,9 +131,32 @@ def _arguments(args, output: str, changes: dict | None = None) -> dict:
     values["dataloader_persistent_workers"] = values["dataloader_num_workers"] > 0
     if getattr(args, "save_steps", None) is not None:
         values.update(save_strategy="steps", save_steps=args.save_steps)
+    values.update(selection_values(args))  # --eval-dataset: evaluate, keep the best checkpoint
     values["output_dir"] = output
     check_arguments(values)
     return values
+
+
+def _dev(args):
+    """The dev split of ``--eval-dataset`` (:func:`~trainers.selection.load_dev`), or None."""
+    if getattr(args, "eval_dataset", None) is None:
+        return None
+    from .selection import load_dev
+
+    return load_dev(args.eval_dataset, args.eval_config or "default", args.eval_split,
+                    score_range=args.eval_score_range, mirror=args.mirror,
+                    cache_dir=args.cache_dir)
+
+
+def _print_selection(name: str, result) -> None:
+    """The dev curve of a run that chose its checkpoint on dev, and the one it kept."""
+    selection = result.selection
+    if not selection:
+        return
+    metric, kept = selection["metric"], selection["kept"] or {}
+    curve = "  ".join(f"{e['epoch']:g}:{e[metric]:.4f}" for e in selection["curve"])
+    print(f"{name}: {metric} on {selection['data']} per epoch {curve}; kept epoch "
+          f"{kept.get('epoch', 0):g} ({selection['checkpoint']})")
 
 
 def _show(value) -> str:
@@ -153,6 +181,69 @@ def _model(name: str) -> str:
     from .pretrained import resolve_model
 
     return resolve_model(name)
+
+
+def _check_paths(args) -> None:
+    """Every folder or file argument of the command, before anything is loaded or trained
+    (:mod:`~trainers.folders`): the models read (``--model``, ``--member``, ``--cv-dir``),
+    then the places written (``--output``, ``--cache-dir``)."""
+    from . import folders
+
+    if args.command in ("fit", "cv") and args.model is not None:
+        folders.check_transformer_folder(_model(args.model), "name_or_path")
+    if args.command == "predict":
+        folders.check_run_folder(args.model, "model_path")
+        folders.check_output_file(args.output, "path")
+    elif args.command == "ensemble":
+        for member in args.member:
+            folders.check_run_folder(member, "members", written_by_fit=True)
+        for cv_dir in args.cv_dir or ():
+            folders.check_cv_folder(cv_dir, "cv_dirs")
+        folders.check_output_folder(args.output, "path")
+    else:
+        folders.check_output_folder(args.output, "output_dir")
+    if getattr(args, "cache_dir", None) is not None:
+        folders.check_output_folder(args.cache_dir, "cache_dir")
+
+
+def _member_model(spec: str, model: str) -> str:
+    """A cv ``--member``'s model folder, checked; its faults name the member."""
+    from .folders import check_transformer_folder
+
+    try:
+        return str(check_transformer_folder(_model(model), "name_or_path"))
+    except ParameterError as exc:
+        raise ParameterError("member", spec, exc.rule) from None
+
+
+def _predict_range(args, load_kwargs: dict):
+    """``predict``'s data, on the score range the run at ``--model`` was trained on: a
+    ``--score-range`` that differs from it is refused, and data that records no range takes
+    it."""
+    from .folders import recorded_score_range
+    from .training import load_pairs
+
+    recorded = recorded_score_range(args.model)
+    if recorded is not None and args.score_range is not None:
+        (lo, hi), source = recorded
+        if check_score_range(args.score_range) != (lo, hi):
+            raise ParameterError("score_range", args.score_range, f"differs from the score range "
+                                 f"[{lo:g}, {hi:g}] that {{model_path}} {args.model} was "
+                                 f"trained on (its {source}); predictions are on that scale: "
+                                 "leave {score_range} out")
+    try:
+        return load_pairs(args.dataset, args.config, **load_kwargs)
+    except ParameterError as exc:  # data without a recorded range: the run's
+        if recorded is None or exc.parameter != "score_range" or exc.value is not None:
+            raise
+        return load_pairs(args.dataset, args.config, **{**load_kwargs, "score_range": recorded[0]})
+
+
+def _os_error(exc: OSError) -> str:
+    """An OSError in one line: ``path: reason``, else its first line."""
+    if exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 def _print_scores(name: str, result) -> None:
@@ -194,6 +285,8 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
     except ParameterError as exc:
         raise UsageError(in_flags(exc, args.command)) from exc
+    except OSError as exc:  # a fault the checks up front cannot foresee (a full disk)
+        raise UsageError(_os_error(exc)) from exc
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -201,6 +294,7 @@ def _run(args: argparse.Namespace) -> int:
         run_models()
         return 0
     if args.command == "ensemble":
+        _check_paths(args)
         from .ensemble import Ensemble
 
         path = Ensemble.build(args.member, args.method, weights=args.weights,
@@ -213,6 +307,7 @@ def _run(args: argparse.Namespace) -> int:
         values = _arguments(args, args.output)
     if args.command == "cv" and not (args.model or args.member):
         raise UsageError("cv needs --model (or --member ENCODER@MODEL, repeated)")
+    _check_paths(args)
     from .arguments import PairTrainingArguments
     from .training import (
         cross_validate,
@@ -229,31 +324,35 @@ def _run(args: argparse.Namespace) -> int:
         model = _model(args.model)
         training = PairTrainingArguments(**values)
         result = fit(load_pairs(args.dataset, args.config, **_load_kwargs(args)), model, training,
-                     resume_from_checkpoint=args.resume, overwrite=args.overwrite)
+                     resume_from_checkpoint=args.resume, overwrite=args.overwrite,
+                     eval_data=_dev(args))
         split = f" ({result.eval_split})" if result.eval_split else ""
         _print_scores(f"{args.dataset}/{args.config}{split}", result)
+        _print_selection(f"{args.dataset}/{args.config}", result)
         print(f"model, README.md and metrics.json in {args.output}")
     elif args.command == "cv" and args.member:
         members = []
         for spec in args.member:
             name, model, changes = parse_member(spec)
             member = _arguments(args, str(Path(args.output) / name), changes)
-            members.append((name, _model(model), PairTrainingArguments(**member)))
+            members.append((name, _member_model(spec, model), PairTrainingArguments(**member)))
         _, ensemble = cross_validate_members(args.dataset, args.family, members,
-                                             overwrite=args.overwrite, **_load_kwargs(args))
+                                             overwrite=args.overwrite, eval_data=_dev(args),
+                                             **_load_kwargs(args))
         _print_ensemble(ensemble)
     elif args.command == "cv":
         results = cross_validate(args.dataset, args.family, _model(args.model),
                                  PairTrainingArguments(**values), overwrite=args.overwrite,
-                                 **_load_kwargs(args))
+                                 eval_data=_dev(args), **_load_kwargs(args))
         for config, result in results.items():
             _print_scores(config, result)
+            _print_selection(config, result)
         overall, per_source = mean_scores(results)
         print(f"mean Spearman over {len(results)} folds: {overall:.4f}")
         for source, rho in per_source.items():
             print(f"    {source:<12} {rho:.4f}")
     else:
-        data = load_pairs(args.dataset, args.config, **_load_kwargs(args))
+        data = _predict_range(args, _load_kwargs(args))
         path = write_submission(predict(args.model, data, args.split), args.output)
         print(f"{len(data.splits[args.split])} predictions of {data.name}/{args.split} -> {path}")
     return 0

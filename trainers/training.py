@@ -27,8 +27,10 @@ from .arguments import PairTrainingArguments, precision_used, recorded_options, 
 from .card import write_model_card
 from .data import prepare_pairs, pretokenize_pairs, unscale
 from .ensemble import ENSEMBLE_FILE, PREDICTIONS_FILE, Ensemble, cv_ensemble, load_run
+from .folders import check_run_folder, recorded_score_range, write_text_whole
 from .models import PairEncoder, build_model
 from .options import OPTIONS, MissingPathError, ParameterError, check_score_range
+from .selection import DevSplit, check_selection, selection_record, write_dev_predictions
 from .trainer import EpochClock, PairTrainer, SimilarityResult, similarity_scores
 
 FAMILIES = {"cv": "cv-fold-", "lodo": "lodo-"}
@@ -75,6 +77,7 @@ class FitResult:
     precision: str = ""
     epoch_seconds: list[float] = field(default_factory=list)
     options: dict = field(default_factory=dict)
+    selection: dict = field(default_factory=dict)  # trainers.selection.selection_record
 
 
 @dataclass(frozen=True)
@@ -333,7 +336,7 @@ def _with_output(args: PairTrainingArguments, output_dir) -> PairTrainingArgumen
 
 def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArguments, *,
         resume_from_checkpoint: str | bool | None = None, overwrite: bool = False,
-        callbacks=None) -> FitResult:
+        callbacks=None, eval_data: DevSplit | None = None) -> FitResult:
     """Train ``args.encoder`` from the transformer at ``model_path`` on the ``train`` split,
     evaluate on :func:`eval_split_name`, save model + model card + ``metrics.json`` in the run
     folder ``args.output_dir`` (the Trainer's checkpoints, e.g. with ``save_strategy="steps"``,
@@ -343,6 +346,12 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
     (``resume_from_checkpoint``, else ``args.resume_from_checkpoint``: a checkpoint folder, or
     True / ``"last"`` for its last complete checkpoint), or any run with ``overwrite=True``
     (cleared first); see :func:`prepare_output`.
+
+    ``eval_data`` (:func:`~trainers.selection.load_dev`): a dev split, of this or other data on
+    the same score range, evaluated during training as ``args`` say
+    (:func:`~trainers.selection.selection_arguments`: each epoch, the best checkpoint by a
+    metric kept); the curve and the kept checkpoint go into ``selection`` of the result, the
+    metrics and the card, the kept model's dev predictions into ``selection_predictions.json``.
     """
     if args.output_dir is None:
         raise ParameterError("output_dir", None, "must name the run folder")
@@ -351,7 +360,10 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
         else args.resume_from_checkpoint
     if not Path(model_path).is_dir():
         raise MissingPathError("model_path", str(model_path), "no such model folder")
+    check_selection(data, eval_data, args)
     run = run_fingerprint(data, model_path, args)
+    if eval_data is not None:
+        run["eval_data"] = eval_data.name
     main_process = int(os.environ.get("RANK", "0")) == 0  # torchrun: one process owns the folder
     if main_process:
         check_output(output_dir, run, resume=resume, overwrite=overwrite)
@@ -376,10 +388,15 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
             raise ParameterError("resume_from_checkpoint", resume, "is not a complete "
                                  "checkpoint (no trainer_state.json)")
         start_step = int(json.loads(state.read_text())["global_step"])
+    dev_rows = None if eval_data is None else pretokenize_pairs(prepare_pairs(
+        eval_data.rows, data.score_range, where=eval_data.name), model)
     clock = EpochClock()
     trainer = PairTrainer(model, _with_output(args, checkpoints), train_name=train_name,
-                          train_dataset=train, callbacks=[clock, *(callbacks or [])])
+                          train_dataset=train, eval_dataset=dev_rows,
+                          callbacks=[clock, *(callbacks or [])])
     train_output = trainer.train(resume_from_checkpoint=resume or None)
+    selection = {} if eval_data is None else selection_record(trainer.state, eval_data,
+                                                              trainer.args)
     scores, per_source = SimilarityResult(None, None, None), {}
     if eval_name is not None:
         evaluation = pretokenize_pairs(prepare_pairs(
@@ -403,13 +420,19 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
         pairs_per_second=pairs_here / seconds if seconds > 0 else 0.0,
         n_omitted_groups=trainer.n_omitted_groups, data=data.name,
         score_range=data.score_range, precision=precision_used(used),
-        epoch_seconds=clock.seconds, options=run["options"])
+        epoch_seconds=clock.seconds, options=run["options"], selection=selection)
+    if eval_data is not None:  # the kept model's dev predictions (every process predicts)
+        dev_predictions = np.asarray(trainer.predict(dev_rows).predictions,
+                                     dtype=np.float64).reshape(-1)
     if trainer.is_world_process_zero():
         model.save_pretrained(output_dir)
         (output_dir / "metrics.json").write_text(json.dumps(asdict(result), indent=2,
                                                             allow_nan=False))
         if eval_name is not None:
             write_eval_predictions(output_dir, data, eval_name, predictions, labels, model)
+        if eval_data is not None:
+            write_dev_predictions(output_dir, eval_data, dev_predictions,
+                                  np.asarray(dev_rows["labels"], dtype=np.float64), model)
         write_model_card(output_dir, model=model, data=data, options=result.options,
                          result=result, log_history=trainer.state.log_history,
                          base_model=known_base_model(model_path))
@@ -417,10 +440,12 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
 
 
 def cross_validate(dataset: str, family: str, model_path, args: PairTrainingArguments, *,
-                   overwrite: bool = False, **load_kwargs) -> dict[str, FitResult]:
+                   overwrite: bool = False, eval_data: DevSplit | None = None,
+                   **load_kwargs) -> dict[str, FitResult]:
     """:func:`fit` on every config of a family (``cv``: ``cv-fold-*``; ``lodo``: ``lodo-*``) of
-    ``dataset`` (:func:`dataset_configs`), each into ``args.output_dir/<config>``;
-    ``args.output_dir`` follows :func:`prepare_output`'s rules."""
+    ``dataset`` (:func:`dataset_configs`), each into ``args.output_dir/<config>`` (each fold
+    choosing its checkpoint on ``eval_data`` when given); ``args.output_dir`` follows
+    :func:`prepare_output`'s rules."""
     if family not in FAMILIES:
         raise ParameterError("family", family, f"must be one of {list(FAMILIES)}")
     configs = [c for c in dataset_configs(str(dataset)) if c.startswith(FAMILIES[family])]
@@ -432,9 +457,11 @@ def cross_validate(dataset: str, family: str, model_path, args: PairTrainingArgu
     output_dir = Path(args.output_dir)
     run = {"cv": family, "data": str(dataset), "model": str(model_path),
            "options": recorded_options(args)}
+    if eval_data is not None:
+        run["eval_data"] = eval_data.name
     prepare_output(output_dir, run, overwrite=overwrite)
     return {config: fit(load_pairs(dataset, config, **load_kwargs), model_path,
-                        _with_output(args, output_dir / config))
+                        _with_output(args, output_dir / config), eval_data=eval_data)
             for config in configs}
 
 
@@ -484,12 +511,13 @@ def parse_member(spec: str) -> tuple[str, str, dict]:
 
 def cross_validate_members(dataset: str, family: str,
                            members: list[tuple[str, str, PairTrainingArguments]], *,
-                           overwrite: bool = False, **load_kwargs):
+                           overwrite: bool = False, eval_data: DevSplit | None = None,
+                           **load_kwargs):
     """:func:`cross_validate` of each member ``(name, model path, arguments)`` into its
     ``args.output_dir``, then their ensembles per fold (:func:`trainers.ensemble.cv_ensemble`:
     rank average and stack, both taking the other folds' out-of-fold predictions)."""
     results = {name: cross_validate(dataset, family, model, args, overwrite=overwrite,
-                                    **load_kwargs)
+                                    eval_data=eval_data, **load_kwargs)
                for name, model, args in members}
     runs = {name: {config: load_run(r.output_dir) for config, r in folds.items()}
             for name, folds in results.items()}
@@ -508,9 +536,11 @@ def mean_scores(results: dict[str, FitResult]) -> tuple[float, dict[str, float]]
 def predict(model_path, data: PairData, split: str = "test", *,
             batch_size: int = 64) -> np.ndarray:
     """Predictions for every row of ``split`` on the dataset's native scale, in row order.
-    An unconditional model on conditional data is an error (it would ignore the conditions)."""
-    if not Path(model_path).is_dir():
-        raise MissingPathError("model_path", str(model_path), "no such model folder")
+    The model folder is checked whole first (:func:`~trainers.folders.check_run_folder`). An
+    unconditional model on conditional data is an error (it would ignore the conditions); so is
+    data on another score range than the one the run recorded (its predictions would be put on
+    a scale it never learnt)."""
+    check_run_folder(model_path, "model_path")
     if split not in data.splits:
         raise ParameterError("split", split, f"must be a split of {data.name}: "
                              f"{', '.join(data.splits)}")
@@ -525,14 +555,18 @@ def predict(model_path, data: PairData, split: str = "test", *,
         raise ParameterError("model_path", str(model_path), f"is an unconditional {what}, which "
                              f"cannot score {data.name}, whose pairs have conditions (it would "
                              "ignore them)")
+    recorded = recorded_score_range(model_path)
+    if recorded is not None and tuple(data.score_range) != recorded[0]:
+        raise ParameterError("model_path", str(model_path), f"was trained on scores in "
+                             f"{list(recorded[0])} (its {recorded[1]}), but {data.name} is on "
+                             f"{list(data.score_range)}: its predictions cannot be put on that "
+                             "scale; predict data on the run's score range")
     condition = rows["condition"] if model.conditional else None
     scores = model.predict(rows["sentence1"], rows["sentence2"], condition, batch_size=batch_size)
     return unscale(scores, data.score_range)
 
 
 def write_submission(predictions: np.ndarray, path: str | os.PathLike) -> Path:
-    """The C-STS submission file: a JSON object ``{"0": float, ..., "n-1": float}`` by row."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({str(i): float(p) for i, p in enumerate(predictions)}))
-    return path
+    """The C-STS submission file: a JSON object ``{"0": float, ..., "n-1": float}`` by row,
+    written beside ``path`` and renamed in (:func:`~trainers.folders.write_text_whole`)."""
+    return write_text_whole(path, json.dumps({str(i): float(p) for i, p in enumerate(predictions)}))

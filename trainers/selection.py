@@ -1,0 +1,235 @@
+"""Choosing a checkpoint on a dev split of other data: evaluate during training on pairs annotated
+apart from the training data (e.g. train on STR-2021, evaluate each epoch on SemRel-2024's
+English dev), keep the best checkpoint by a named metric, record the curve.
+
+The Trainer does the choosing (transformers' ``eval_strategy``, ``load_best_model_at_end``,
+``metric_for_best_model``, ``greater_is_better``; :func:`selection_arguments` sets them): after
+each epoch (or every ``eval_steps`` steps) it scores the dev rows with
+:func:`~trainers.trainer.compute_metrics` and saves a checkpoint; at the end it loads the one
+with the best metric. A checkpoint chosen on dev makes the dev figure optimistic (the maximum of
+noisy estimates): report the figure of data that chose nothing beside it.
+
+Bad input is refused before training: a metric that the evaluation does not compute, a dev
+split without gold scores, a dev dataset whose native score range differs from the training
+data's (labels would be scaled differently). This module imports the standard library only (the
+CLI builds its flags from it); data and torch are imported where a function needs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from .options import ParameterError
+
+# metric name -> greater is better; each is a key of compute_metrics (or the eval loss: the MSE term)
+METRICS = {"spearman": True, "pearson": True, "mse": False, "loss": False}
+DEV_SPLITS = ("dev", "validation")  # tried in this order when no split is named; never `test`
+SELECTION_FILE = "selection_predictions.json"  # the kept model's dev predictions (stack input)
+# the CLI's flags for these parameters (merged into trainers.cli.FLAGS)
+SELECTION_FLAGS = {"eval_dataset": "--eval-dataset", "eval_config": "--eval-config",
+                   "eval_split": "--eval-split", "eval_score_range": "--eval-score-range",
+                   "metric_for_best_model": "--metric-for-best", "eval_steps": "--eval-steps"}
+
+
+def check_metric(name: str) -> str:
+    """The metric's name without transformers' ``eval_`` prefix; a ParameterError unless it is
+    one of :data:`METRICS`."""
+    bare = name[len("eval_"):] if isinstance(name, str) and name.startswith("eval_") else name
+    if bare not in METRICS:
+        raise ParameterError("metric_for_best_model", name, f"must be one of {tuple(METRICS)} "
+                             "(what the evaluation computes)")
+    return bare
+
+
+def selection_arguments(metric: str = "spearman", eval_steps: int | None = None) -> dict:
+    """``TrainingArguments`` keyword arguments for choosing on dev: evaluate and save a checkpoint
+    each epoch (or every ``eval_steps`` steps), load the best by ``metric`` at the end, keep
+    only the best and the latest checkpoint while training (``save_total_limit=1``: the latest
+    stays for ``resume``; the best alone at the end)."""
+    metric = check_metric(metric)
+    if eval_steps is not None and (isinstance(eval_steps, bool) or not isinstance(eval_steps, int)
+                                   or eval_steps < 1):
+        raise ParameterError("eval_steps", eval_steps, "must be an integer >= 1 (evaluate every "
+                             "N steps; leave it out to evaluate each epoch)")
+    strategy = "epoch" if eval_steps is None else "steps"
+    kwargs = {"eval_strategy": strategy, "save_strategy": strategy, "load_best_model_at_end": True,
+              "metric_for_best_model": metric, "greater_is_better": METRICS[metric],
+              "save_total_limit": 1}
+    if eval_steps is not None:
+        kwargs.update(eval_steps=eval_steps, save_steps=eval_steps)
+    return kwargs
+
+
+@dataclass(frozen=True)
+class DevSplit:
+    """The split of a loaded dataset (:class:`~trainers.training.PairData`) that training is
+    evaluated on; ``name`` is ``<data name>/<split>``."""
+
+    data: object
+    split: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.data.name}/{self.split}"
+
+    @property
+    def rows(self):
+        return self.data.splits[self.split]
+
+
+def dev_split(data, split: str | None = None) -> DevSplit:
+    """``split`` of ``data`` (default: its first of :data:`DEV_SPLITS`), checked to hold gold
+    scores: a split with no ``score`` column, or a null score in every row (e.g. a test split
+    released without labels), is a ParameterError. A null score in some rows is bad data, refused
+    with its row when the split is prepared."""
+    splits = list(data.splits)
+    if split is None:
+        split = next((s for s in DEV_SPLITS if s in data.splits), None)
+        if split is None:
+            raise ParameterError("eval_split", None, f"must be given: {data.name} has no "
+                                 f"{' or '.join(DEV_SPLITS)} split (splits: {', '.join(splits)})")
+    if split not in data.splits:
+        raise ParameterError("eval_split", split, f"must be a split of {data.name}: "
+                             f"{', '.join(splits)}")
+    rows = data.splits[split]
+    scores = rows["score"] if "score" in rows.column_names else []
+    if not any(s is not None and not (isinstance(s, float) and math.isnan(s)) for s in scores):
+        raise ParameterError("eval_split", split, f"{data.name}/{split} has no gold scores (no "
+                             f"score column, or a null score in all {len(rows)} rows): a split "
+                             "without labels cannot choose a checkpoint")
+    if len(rows) < 3:
+        raise ParameterError("eval_split", split, f"{data.name}/{split} has {len(rows)} rows; "
+                             "correlations need >= 3")
+    return DevSplit(data, split)
+
+
+def load_dev(dataset, config: str = "default", split: str | None = None, *, score_range=None,
+             mirror=None, cache_dir=None, **builder_kwargs) -> DevSplit:
+    """:func:`~trainers.training.load_pairs` of the dev data (anything it takes), then
+    :func:`dev_split`; its errors name the ``eval_*`` parameters. ``mirror`` and builder
+    options are passed only to a registry dataset (they may have been given for the training
+    data)."""
+    from semrel.dataset_scripts.registry import REGISTRY
+
+    from .training import load_pairs
+
+    registry = isinstance(dataset, str) and dataset in REGISTRY
+    extra = ({"mirror": mirror, **builder_kwargs} if registry else {})
+    try:
+        data = load_pairs(dataset, config, score_range=score_range, cache_dir=cache_dir, **extra)
+    except ParameterError as exc:
+        if exc.parameter in ("dataset", "config", "score_range"):
+            raise ParameterError(f"eval_{exc.parameter}", exc.value, exc.rule) from None
+        raise
+    return dev_split(data, split)
+
+
+def check_selection(data, dev: DevSplit | None, args) -> None:
+    """What :func:`~trainers.training.fit` checks before training with ``dev`` (or without):
+    evaluation on and a metric the evaluation computes, in the direction that is better for
+    it; the dev data on the training data's native score range; ``load_best_model_at_end``
+    only with dev data."""
+    if dev is None:
+        if getattr(args, "load_best_model_at_end", False):
+            raise ParameterError("load_best_model_at_end", True, "needs eval_data (the dev split "
+                                 "a checkpoint is chosen on)")
+        return
+    if str(getattr(args.eval_strategy, "value", args.eval_strategy)) == "no":
+        raise ParameterError("eval_strategy", "no", "must be 'epoch' or 'steps' when eval_data is "
+                             "given (selection_arguments() sets it)")
+    if args.metric_for_best_model is not None:
+        metric = check_metric(args.metric_for_best_model)
+        if bool(args.greater_is_better) != METRICS[metric]:
+            raise ParameterError("greater_is_better", args.greater_is_better, f"must be "
+                                 f"{METRICS[metric]} for metric {metric!r}")
+    if tuple(dev.data.score_range) != tuple(data.score_range):
+        raise ParameterError("eval_dataset", dev.data.name, f"has the native score range "
+                             f"{list(dev.data.score_range)}, the training data {data.name} "
+                             f"{list(data.score_range)}: labels would be scaled differently; "
+                             "evaluate on data of the same scale")
+
+
+def selection_record(state, dev: DevSplit, args) -> dict:
+    """What a run records about its choice (``metrics.json`` ``selection``, the card): the dev
+    split, the metric and its direction, the curve (every evaluation's epoch, step and
+    metrics, on the [0, 1] label scale) and the kept checkpoint (its step, epoch and metric;
+    the last evaluation's when nothing was chosen)."""
+    metric = check_metric(args.metric_for_best_model or "loss")
+    curve = [{"epoch": round(float(e["epoch"]), 4), "step": int(e["step"]),
+              **{m: float(e[f"eval_{m}"]) for m in METRICS if f"eval_{m}" in e}}
+             for e in state.log_history if f"eval_{metric}" in e]
+    best = state.best_model_checkpoint
+    step = int(Path(best).name.rsplit("-", 1)[-1]) if best else (curve[-1]["step"] if curve else 0)
+    kept = next((e for e in curve if e["step"] == step), None)
+    return {"data": dev.name, "metric": metric, "greater_is_better": METRICS[metric],
+            "curve": curve, "kept": kept, "checkpoint": Path(best).name if best else None}
+
+
+def write_dev_predictions(output_dir: Path, dev: DevSplit, predictions, labels, model) -> Path:
+    """The kept model's dev predictions (:data:`SELECTION_FILE`), in the format of
+    ``eval_predictions.json`` (:func:`trainers.ensemble.load_run` reads both): what a learned
+    stack may be fit on."""
+    rows = dev.rows
+    ids = list(rows["pair_id"]) if "pair_id" in rows.column_names else list(range(len(rows)))
+    path = Path(output_dir) / SELECTION_FILE
+    path.write_text(json.dumps({
+        "data": dev.data.name, "split": dev.split, "score_range": list(dev.data.score_range),
+        "encoder": model.kind, "conditional": model.conditional, "ids": ids,
+        "predictions": [float(p) for p in predictions], "labels": [float(y) for y in labels],
+        "sources": list(rows["source"]) if "source" in rows.column_names else None}))
+    return path
+
+
+def card_section(selection: dict) -> str:
+    """The model card's "Checkpoint selection" section (empty without a selection)."""
+    if not selection:
+        return ""
+    metric, kept = selection["metric"], selection.get("kept") or {}
+    names = [m for m in METRICS if any(m in e for e in selection["curve"])]
+    lines = ["| epoch | step | " + " | ".join(names) + " |", "|---" * (2 + len(names)) + "|"]
+    for e in selection["curve"]:
+        mark = " (kept)" if kept and e["step"] == kept.get("step") else ""
+        lines.append(f"| {e['epoch']:g}{mark} | {e['step']} | "
+                     + " | ".join(f"{e[m]:.4f}" if m in e else "" for m in names) + " |")
+    better = "higher" if selection["greater_is_better"] else "lower"
+    return (f"\n\n## Checkpoint selection\n\nEvaluated on `{selection['data']}` during training; "
+            f"the checkpoint with the best `{metric}` ({better} is better) was kept "
+            f"(`{selection['checkpoint']}`). A figure chosen on this split is optimistic for it: "
+            "judge the model on data that chose nothing.\n\n" + "\n".join(lines))
+
+
+# ---- the command line (stdlib only) ----------------------------------------------------------
+
+def add_selection_args(parser: argparse.ArgumentParser) -> None:
+    """``--eval-dataset`` and the flags that go with it, for ``semrel fit`` and ``cv``."""
+    parser.add_argument("--eval-dataset", help="evaluate during training on a split of this "
+                        "dataset (anything --dataset takes) and keep the best checkpoint")
+    parser.add_argument("--eval-config", help="its config (default: default)")
+    parser.add_argument("--eval-split", help=f"its split (default: {' or '.join(DEV_SPLITS)})")
+    parser.add_argument("--eval-score-range", nargs=2, type=float, metavar=("LO", "HI"),
+                        help="its native score range where it records none")
+    parser.add_argument("--metric-for-best", help=f"keep the checkpoint best by this metric: "
+                        f"{' | '.join(METRICS)} (default: spearman)")
+    parser.add_argument("--eval-steps", type=int, help="evaluate every N steps (default: each "
+                        "epoch)")
+
+
+def selection_values(args: argparse.Namespace) -> dict:
+    """The ``TrainingArguments`` values the selection flags set (none without
+    ``--eval-dataset``); flags that need ``--eval-dataset`` without it, or ``--save-steps``
+    beside it, are a ParameterError."""
+    given = [f for f in ("eval_config", "eval_split", "eval_score_range", "metric_for_best",
+                         "eval_steps") if getattr(args, f, None) is not None]
+    if getattr(args, "eval_dataset", None) is None:
+        if given:
+            name = "metric_for_best_model" if given[0] == "metric_for_best" else given[0]
+            raise ParameterError(name, getattr(args, given[0]), "needs {eval_dataset}")
+        return {}
+    if getattr(args, "save_steps", None) is not None:
+        raise ParameterError("save_steps", args.save_steps, "excludes {eval_dataset}: checkpoints "
+                             "are saved at each evaluation (every {eval_steps} steps or epoch)")
+    return selection_arguments(args.metric_for_best or "spearman", args.eval_steps)
