@@ -3,6 +3,7 @@
     semrel build|verify|push ...              datasets, metric Spaces, report -> build/hub (the Hub)
     semrel bws score|reliability|design ...   Best-Worst Scaling annotation files and tuple designs
     semrel fit|cv|predict|ensemble|models ... fine-tune and use encoders
+    semrel evaluate PREDICTIONS... --split S   SemEval-2024 Task 1 evaluation: Spearman per language
 
 Every command shares one parser class: a typo, a missing file or a value outside its rule is
 answered in one line on stderr with exit status 2; ``-q`` shows warnings only, ``-v`` debug
@@ -51,6 +52,7 @@ def add_command(commands, name: str, run, help: str, description: str | None = N
 
 
 def build_parser() -> Parser:
+    from semrel.dataset_scripts.cli import register as register_evaluate
     from semrel.metrics.bws.cli import register as register_bws
     from semrel.publishing.cli import register as register_publishing
     from semrel.trainers.cli import register as register_training
@@ -65,6 +67,7 @@ def build_parser() -> Parser:
     register_publishing(commands)
     register_bws(commands)
     register_training(commands)
+    register_evaluate(commands)
     return parser
 
 
