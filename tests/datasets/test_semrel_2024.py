@@ -1,0 +1,344 @@
+"""semrel-2024 on the real mirrored files: counts, quirks, the STR-2021 link, the held-back English
+test (a fixture in a temporary mirror), bad input, and the raw BWS re-scoring."""
+
+import csv
+import hashlib
+import io
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+from semrel.dataset_scripts import load
+from semrel.dataset_scripts.errors import DataValidationError, SourceError
+from semrel.dataset_scripts.semrel_2024 import FILES, LANGUAGES, TRACK_A, TRACK_C, ReleaseFile, plan, read_split
+from semrel.dataset_scripts.semrel_2024 import builder as semrel_builder
+from semrel.dataset_scripts.semrel_2024 import files as semrel_files
+from semrel.dataset_scripts.semrel_2024.bws import POOLED, READER, pair_key, reliability, rescore
+from semrel.dataset_scripts.semrel_2024.files import AFR_PILOT, read_file
+from semrel.dataset_scripts.semrel_2024.str_link import link_str_2021
+from semrel.dataset_scripts.str_2021 import read_pairs as read_str_2021
+
+# pairs per language and upstream split, as published (measured on the release files)
+COUNTS = {
+    "afr": {"dev": 375, "test": 375},
+    "amh": {"train": 992, "dev": 95, "test": 171},
+    "arb": {"dev": 32, "test": 595},
+    "arq": {"train": 1261, "dev": 97, "test": 583},
+    "ary": {"train": 924, "dev": 71, "test": 426},
+    "eng": {"train": 5500, "dev": 250, "test": 2600},
+    "esp": {"train": 1562, "dev": 140, "test": 600},
+    "hau": {"train": 1736, "dev": 212, "test": 603},
+    "hin": {"dev": 288, "test": 968},
+    "ind": {"dev": 144, "test": 360},
+    "kin": {"train": 778, "dev": 102, "test": 222},
+    "mar": {"train": 1200, "dev": 293, "test": 298},
+    "pan": {"dev": 242, "test": 634},
+    "tel": {"train": 1170, "dev": 130, "test": 297},
+}
+OURS = {"train": "train", "dev": "validation", "test": "test"}
+HELD_BACK = FILES[("eng", "test")]
+
+
+def _data_rows(path) -> int:
+    with open(path, newline="", encoding="utf-8") as f:
+        return sum(1 for _ in csv.reader(f)) - 1
+
+
+@pytest.fixture(scope="module")
+def release(mirror):
+    """Every (language, split) read once from the real mirror."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {key: read_split(*key, mirror=mirror) for key in FILES}
+
+
+@pytest.fixture(scope="module")
+def built_all(mirror, cache_dir):
+    with pytest.warns(UserWarning, match="eng_test_with_labels.csv .*was not available"):
+        return load("semrel-2024", "all", mirror=mirror, cache_dir=cache_dir)
+
+
+@pytest.fixture(scope="module")
+def frames(built_all):
+    """The built splits as pandas frames (fast column access)."""
+    return {split: ds.to_pandas() for split, ds in built_all.items()}
+
+
+def test_counts_per_language_and_split_match_the_files(release, mirror):
+    assert {lang: {s: len(release[(lang, s)].rows) for s in COUNTS[lang]} for lang in COUNTS} == COUNTS
+    assert sorted(COUNTS) == sorted(LANGUAGES) and set(FILES) == {(lang, s) for lang in COUNTS for s in COUNTS[lang]}
+    for key, read in release.items():  # every file read is counted independently by csv
+        assert _data_rows(mirror / "semrel-2024" / read.file.path) == COUNTS[key[0]][key[1]], key
+
+
+def test_all_config_holds_every_language_and_split(built_all, frames):
+    assert set(built_all) == {"train", "validation", "test"}
+    for split, df in frames.items():
+        expected = {lang: n[s] for lang, n in COUNTS.items() for s in n if OURS[s] == split}
+        assert df["language"].value_counts().to_dict() == expected
+        assert df["pair_id"].is_unique
+    assert built_all["train"].features["score"].dtype == "float32"
+    assert sorted(set(frames["train"]["language"])) == sorted(TRACK_A)
+
+
+def test_pair_ids_are_upstream_and_name_language_and_split(release):
+    for (lang, split), read in release.items():
+        ids = [r["pair_id"] for r in read.rows]
+        assert len(set(ids)) == len(ids)
+        assert all(split in i.lower() and lang in i.lower() for i in ids), (lang, split, ids[:2])
+
+
+def test_pan_columns_in_another_order(release, mirror):
+    path = mirror / "semrel-2024" / release[("pan", "test")].file.path
+    with open(path, newline="", encoding="utf-8") as f:
+        header, first = next(csv.reader(f)), next(csv.DictReader(open(path, newline="", encoding="utf-8")))
+    assert header == ["Text", "Score", "PairID"]
+    row = release[("pan", "test")].rows[0]
+    assert row["pair_id"] == first["PairID"] == "pan_test_00001"
+    assert row["score"] == float(first["Score"])
+    assert row["sentence1"] + "\n" + row["sentence2"] == first["Text"]
+
+
+def test_spanish_test_scores_are_null_and_dev_scores_are_not(frames, release):
+    test = frames["test"][frames["test"]["language"] == "esp"]
+    assert len(test) == 600 and test["score"].isna().all()
+    assert frames["test"]["score"].isna().sum() == 600 + 2600  # esp, and eng without its file
+    assert None not in release[("esp", "dev")].rows[0].values()
+    assert release[("esp", "test")].file.path == "Track A/esp/esp_test.csv"
+
+
+def test_score_headers_and_separators_as_measured(release):
+    """afr dev has header `score` (lower case); afr's labelled test splits Text by a tab."""
+    assert all(0.0 <= r["score"] <= 1.0 for key, read in release.items() if key != ("esp", "test")
+               and key != ("eng", "test") for r in read.rows)
+    afr = release[("afr", "test")].rows[0]
+    assert "\t" not in afr["sentence1"] + afr["sentence2"] and "\n" not in afr["sentence1"]
+
+
+def test_track_b_and_c_copies_are_the_same_bytes(mirror):
+    """Each distinct file is read once: every Track B/C copy of a file the builder reads (same
+    name) holds the same bytes. The only names whose copies differ are unlabelled dev files the
+    builder never reads (esp_dev.csv: line endings)."""
+    root = mirror / "semrel-2024"
+    read = {f.path.rsplit("/", 1)[1]: f.sha256 for f in FILES.values()}
+    read[AFR_PILOT.path.rsplit("/", 1)[1]] = AFR_PILOT.sha256
+    copies = 0
+    for track in ("Track A", "Track B", "Track C"):
+        for path in sorted((root / track).glob("*/*.csv")):
+            if path.name in read:
+                assert hashlib.sha256(path.read_bytes()).hexdigest() == read[path.name], path
+                copies += 1
+    assert copies == 26 + 24 + 24  # the files read, counted in Track A, B and C
+    esp = {t: hashlib.sha256((root / t / "esp" / "esp_dev.csv").read_bytes()).hexdigest()
+           for t in ("Track A", "Track B", "Track C")}
+    assert len(set(esp.values())) == 3 and "esp_dev.csv" not in read
+
+
+def test_afr_pilot_repeats_the_first_20_dev_pairs(release, mirror):
+    path = mirror / "semrel-2024" / AFR_PILOT.path
+    pilot = read_file(str(path), path.read_bytes(), language="afr", split="dev")
+    assert [r | {"row": 0} for r in pilot] == [r | {"row": 0} for r in release[("afr", "dev")].rows[:20]]
+
+
+def test_cross_lingual_configs_train_on_every_other_track_a_language():
+    for lang in TRACK_C:
+        p = plan(f"cross-lingual-{lang}")
+        assert p["train"] == [(t, "train") for t in TRACK_A if t != lang]
+        assert p["validation"] == [(lang, "dev")] and p["test"] == [(lang, "test")]
+    assert "train" not in plan("afr") and list(plan("eng")) == ["train", "validation", "test"]
+    assert len(semrel_builder.SemRel2024.BUILDER_CONFIGS) == 1 + 14 + 12
+
+
+# ---- English train is STR-2021 ----
+
+def test_english_train_is_str_2021_one_to_one(frames, mirror):
+    import pandas as pd
+
+    from semrel.dataset_scripts.sources import fetch
+    from semrel.dataset_scripts.str_2021 import SOURCE
+
+    train = frames["train"]
+    eng = train[train["language"] == "eng"]
+    assert len(eng) == 5500 and eng["str_2021_pair_id"].is_unique
+    str_pairs = pd.DataFrame(read_str_2021(fetch(SOURCE, mirror=mirror))).set_index("pair_id")
+    assert set(eng["str_2021_pair_id"]) == set(str_pairs.index)
+    linked = str_pairs.loc[eng["str_2021_pair_id"]]
+    diff = np.abs(eng["score"].to_numpy(float) - linked["score"].to_numpy(float))
+    assert diff.max() <= 0.005 + 1e-6  # float32 scores; published to 2 decimals of STR's 3
+    assert (eng["str_2021_source"].to_numpy() == linked["source"].to_numpy()).all()
+    assert (eng["sentence1"].to_numpy() == linked["sentence1"].to_numpy()).all()
+    assert train.loc[train["language"] != "eng", "str_2021_pair_id"].isna().all()
+
+
+@pytest.mark.parametrize("change, rule", [
+    (lambda rows, s: rows[3].update(sentence1=rows[3]["sentence1"] + " x"), "no STR-2021 pair"),
+    (lambda rows, s: rows[3].update(score=rows[3]["score"] + 0.02 if rows[3]["score"] < 0.5
+                                    else rows[3]["score"] - 0.02), "more than the rounding"),
+    (lambda rows, s: rows.__setitem__(4, dict(rows[3], row=rows[4]["row"])), "two English train pairs"),
+])
+def test_str_link_refuses_what_is_not_one_to_one(release, mirror, change, rule):
+    from semrel.dataset_scripts.sources import fetch
+    from semrel.dataset_scripts.str_2021 import SOURCE
+
+    rows = [dict(r) for r in release[("eng", "train")].rows]
+    str_pairs = read_str_2021(fetch(SOURCE, mirror=mirror))
+    change(rows, str_pairs)
+    with pytest.raises(DataValidationError, match=rule) as err:
+        link_str_2021(rows, str_pairs, "eng_train.csv")
+    assert err.value.row in (4, 5) and "eng_train.csv" in str(err.value)
+
+
+# ---- the held-back labelled English test ----
+
+FIXTURE_ROWS = [("ENG-test-0000", "A cat sat on the mat.\nThe cat was on the mat.", "0.81"),
+                ("ENG-test-0001", "It rained all day.\nStocks fell in Tokyo.", "0.06"),
+                ("ENG-test-0002", "He plays the violin.\nShe studies music.", "0.42")]
+
+
+def _fixture_mirror(tmp_path) -> tuple[str, str]:
+    """A temporary mirror holding only a labelled English test fixture of the upstream format;
+    returns (its path, its sha256)."""
+    path = tmp_path / "mirror" / "semrel-2024" / HELD_BACK.path
+    path.parent.mkdir(parents=True)
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([("PairID", "Text", "Score"), *FIXTURE_ROWS])
+    path.write_bytes(out.getvalue().encode())
+    return str(tmp_path / "mirror"), hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_default_mirror_builds_english_test_without_labels_and_says_so(mirror, cache_dir):
+    with pytest.warns(UserWarning, match=r"eng_test_with_labels.csv .*was not available.*"
+                      r"built from Track A/eng/eng_test.csv: 2600 pairs with null scores"):
+        eng = load("semrel-2024", "eng", mirror=mirror, cache_dir=cache_dir)
+    assert len(eng["test"]) == 2600 and set(eng["test"]["score"]) == {None}
+    assert eng["test"][0]["pair_id"] == "ENG-test-0000"
+
+
+def test_labelled_english_test_is_read_when_present(tmp_path, mirror, monkeypatch):
+    """The documented override: a fixture's checksum replaces the held-back entry of FILES."""
+    fixture, sha = _fixture_mirror(tmp_path)
+    monkeypatch.setitem(semrel_files.FILES, ("eng", "test"), ReleaseFile(HELD_BACK.path, sha))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "not available" note
+        eng = load("semrel-2024", "eng", mirror=f"{fixture}{os.pathsep}{mirror}",
+                   cache_dir=tmp_path / "cache")
+    assert eng["test"]["pair_id"] == [r[0] for r in FIXTURE_ROWS]
+    np.testing.assert_allclose(eng["test"]["score"], [float(r[2]) for r in FIXTURE_ROWS], rtol=1e-6)
+    assert eng["test"][1]["sentence2"] == "Stocks fell in Tokyo."
+    assert len(eng["train"]) == 5500  # the rest from the real mirror
+
+
+def test_a_held_back_file_with_another_checksum_is_an_error_not_a_fallback(tmp_path, mirror):
+    fixture, _ = _fixture_mirror(tmp_path)  # the real checksum stays in FILES
+    with pytest.raises(SourceError, match="sha256 mismatch") as err:
+        read_split("eng", "test", mirror=f"{fixture}{os.pathsep}{mirror}")
+    assert HELD_BACK.sha256 in str(err.value)
+
+
+def test_held_back_file_is_part_of_the_cache_key(tmp_path, mirror):
+    fixture, sha = _fixture_mirror(tmp_path)
+    from semrel.dataset_scripts import builder
+
+    without = builder("semrel-2024", "eng", mirror=mirror).hash
+    with_file = builder("semrel-2024", "eng", mirror=f"{fixture}{os.pathsep}{mirror}").hash
+    assert without != with_file
+    assert builder("semrel-2024", "afr", mirror=mirror).hash == builder(
+        "semrel-2024", "afr", mirror=f"{fixture}{os.pathsep}{mirror}").hash
+
+
+# ---- bad input: each rule, on a copy of a real file with one row broken ----
+
+def _rows(mirror, key):
+    with open(mirror / "semrel-2024" / FILES[key].path, newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))
+
+
+def _bytes(rows) -> bytes:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue().encode()
+
+
+def _set(row, col, value):
+    return lambda rows: rows[row].__setitem__(col, value)
+
+
+@pytest.mark.parametrize("key, mutate, rule, row", [
+    (("eng", "dev"), lambda r: r[0].__setitem__(0, "ID"), "unknown header layout", None),
+    (("eng", "dev"), lambda r: r[0].append("Extra"), "unknown header layout", None),
+    (("eng", "dev"), _set(5, 0, "ESP-dev-0004"), "PairID of another language or split", 5),
+    (("eng", "dev"), _set(5, 0, "ENG-train-0004"), "PairID of another language or split", 5),
+    (("amh", "test"), _set(7, 0, "Pair_ID_amh_dev_7"), "PairID of another language or split", 7),
+    (("eng", "dev"), _set(5, 0, "ENG-dev-0000"), "repeated PairID", 5),
+    (("eng", "dev"), lambda r: r[5].__setitem__(1, r[5][1].replace("\n", " ")), "exactly one newline", 5),
+    (("eng", "dev"), lambda r: r[5].__setitem__(1, r[5][1] + "\nthird"), "exactly one newline", 5),
+    (("afr", "test"), lambda r: r[3].__setitem__(1, r[3][1].replace("\t", "\n")), "exactly one tab", 3),
+    (("eng", "dev"), lambda r: r[5].__setitem__(1, "  \nsecond"), "empty sentence", 5),
+    (("eng", "dev"), _set(5, 2, "1.2"), r"score must be in \[0, 1\]", 5),
+    (("eng", "dev"), _set(5, 2, "-0.01"), r"score must be in \[0, 1\]", 5),
+    (("afr", "dev"), _set(5, 2, "nan"), "score must be a number", 5),
+    (("pan", "test"), _set(5, 1, ""), "score must be a number", 5),
+])
+def test_bad_rows_name_file_row_and_rule(mirror, key, mutate, rule, row):
+    rows = _rows(mirror, key)
+    mutate(rows)
+    name = f"bad/{FILES[key].path}"
+    with pytest.raises(DataValidationError, match=rule) as err:
+        read_file(name, _bytes(rows), language=key[0], split=key[1])
+    assert err.value.row == row and name in str(err.value)
+
+
+def test_builder_stops_on_a_bad_row(tmp_path, mirror, monkeypatch):
+    rows = _rows(mirror, ("pan", "dev"))
+    rows[9][0] = rows[9][0].replace("\n", " ")  # pan: Text,Score,PairID
+    path = tmp_path / "m" / "semrel-2024" / FILES[("pan", "dev")].path
+    path.parent.mkdir(parents=True)
+    path.write_bytes(_bytes(rows))
+    monkeypatch.setitem(semrel_files.FILES, ("pan", "dev"), ReleaseFile(
+        FILES[("pan", "dev")].path, hashlib.sha256(path.read_bytes()).hexdigest()))
+    with pytest.raises(DataValidationError, match="row 9: Text must hold two sentences"):
+        load("semrel-2024", "pan", mirror=f"{tmp_path / 'm'}{os.pathsep}{mirror}",
+             cache_dir=tmp_path / "cache")
+
+
+# ---- the raw BWS tuples (arb, arq) ----
+
+def test_pair_key_ignores_spacing_only():
+    assert pair_key(" ماذا عن هنا؟", "قولو بصوت عالي ما ترونه ") == pair_key("ماذا عن هنا؟", "قولو بصوت عالي ماترونه")
+    assert pair_key("a b", "c") != pair_key("c", "a b")
+
+
+@pytest.fixture(scope="module")
+def rescored(mirror):
+    return {lang: rescore(lang, mirror) for lang in ("arb", "arq")}
+
+
+@pytest.mark.parametrize("lang, items, published, exact, matched, within, unmatched", [
+    ("arb", 1800, 627, 569, 574, 436, 53),
+    ("arq", 3991, 1941, 881, 1939, 91, 2),
+])
+def test_rescoring_maps_items_to_published_pairs(rescored, lang, items, published, exact, matched,
+                                                 within, unmatched):
+    r = rescored[lang]
+    assert (r.n_items, r.n_published, r.n_exact, len(r.pair_ids)) == (items, published, exact, matched)
+    assert (r.within_rounding, len(r.unmatched)) == (within, unmatched)
+    assert len(set(r.pair_ids)) == len(r.pair_ids) and r.items_mapped > matched  # variants pooled
+    assert set(r.splits) <= {"train", "dev", "test"}
+
+
+def test_arb_rescoring_reproduces_the_published_scale_arq_does_not(rescored):
+    arb, arq = rescored["arb"], rescored["arq"]
+    assert arb.spearman > 0.999 and np.abs(arb.diff).max() < 0.05
+    assert arb.fit == pytest.approx((0.5, 0.5), abs=0.002)  # published = (counting + 1) / 2
+    assert arq.fit[0] == pytest.approx(0.43, abs=0.01) and 0.96 < arq.spearman < 0.98
+
+
+def test_pooling_variants_raises_split_half_reliability(mirror):
+    pooled = reliability("arb", POOLED, trials=50, mirror=mirror)
+    raw = reliability("arb", READER, trials=50, mirror=mirror)
+    assert pooled.n_items < raw.n_items
+    assert pooled.corrected_spearman > raw.corrected_spearman + 0.1
+    assert 0.85 < pooled.corrected_spearman < 0.95
+    assert reliability("arb", POOLED, trials=50, mirror=mirror).spearman == pooled.spearman  # seeded
