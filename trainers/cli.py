@@ -39,7 +39,8 @@ FLAGS = {o.argument: o.flag for o in OPTIONS} | {  # Python API parameter -> the
 }
 FLAGS |= SELECTION_FLAGS  # --eval-dataset and the flags that go with it
 COMMAND_FLAGS = {"ensemble": {"members": "--member", "method": "--method",
-                              "weights": "--weights", "cv_dirs": "--cv-dir", "path": "--output"}}
+                              "weights": "--weights", "cv_dirs": "--cv-dir", "path": "--output"},
+                 "predict": {"path": "--output"}}
 
 
 def _data_args(parser: argparse.ArgumentParser) -> None:
@@ -182,6 +183,69 @@ def _model(name: str) -> str:
     return resolve_model(name)
 
 
+def _check_paths(args) -> None:
+    """Every folder or file argument of the command, before anything is loaded or trained
+    (:mod:`~trainers.folders`): the models read (``--model``, ``--member``, ``--cv-dir``),
+    then the places written (``--output``, ``--cache-dir``)."""
+    from . import folders
+
+    if args.command in ("fit", "cv") and args.model is not None:
+        folders.check_transformer_folder(_model(args.model), "name_or_path")
+    if args.command == "predict":
+        folders.check_run_folder(args.model, "model_path")
+        folders.check_output_file(args.output, "path")
+    elif args.command == "ensemble":
+        for member in args.member:
+            folders.check_run_folder(member, "members", written_by_fit=True)
+        for cv_dir in args.cv_dir or ():
+            folders.check_cv_folder(cv_dir, "cv_dirs")
+        folders.check_output_folder(args.output, "path")
+    else:
+        folders.check_output_folder(args.output, "output_dir")
+    if getattr(args, "cache_dir", None) is not None:
+        folders.check_output_folder(args.cache_dir, "cache_dir")
+
+
+def _member_model(spec: str, model: str) -> str:
+    """A cv ``--member``'s model folder, checked; its faults name the member."""
+    from .folders import check_transformer_folder
+
+    try:
+        return str(check_transformer_folder(_model(model), "name_or_path"))
+    except ParameterError as exc:
+        raise ParameterError("member", spec, exc.rule) from None
+
+
+def _predict_range(args, load_kwargs: dict):
+    """``predict``'s data, on the score range the run at ``--model`` was trained on: a
+    ``--score-range`` that differs from it is refused, and data that records no range takes
+    it."""
+    from .folders import recorded_score_range
+    from .training import load_pairs
+
+    recorded = recorded_score_range(args.model)
+    if recorded is not None and args.score_range is not None:
+        (lo, hi), source = recorded
+        if check_score_range(args.score_range) != (lo, hi):
+            raise ParameterError("score_range", args.score_range, f"differs from the score range "
+                                 f"[{lo:g}, {hi:g}] that {{model_path}} {args.model} was "
+                                 f"trained on (its {source}); predictions are on that scale: "
+                                 "leave {score_range} out")
+    try:
+        return load_pairs(args.dataset, args.config, **load_kwargs)
+    except ParameterError as exc:  # data without a recorded range: the run's
+        if recorded is None or exc.parameter != "score_range" or exc.value is not None:
+            raise
+        return load_pairs(args.dataset, args.config, **{**load_kwargs, "score_range": recorded[0]})
+
+
+def _os_error(exc: OSError) -> str:
+    """An OSError in one line: ``path: reason``, else its first line."""
+    if exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
 def _print_scores(name: str, result) -> None:
     if result.spearman is None:
         print(f"{name}: trained on {result.train_pairs} pairs, not evaluated (no validation or "
@@ -221,6 +285,8 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
     except ParameterError as exc:
         raise UsageError(in_flags(exc, args.command)) from exc
+    except OSError as exc:  # a fault the checks up front cannot foresee (a full disk)
+        raise UsageError(_os_error(exc)) from exc
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -228,6 +294,7 @@ def _run(args: argparse.Namespace) -> int:
         run_models()
         return 0
     if args.command == "ensemble":
+        _check_paths(args)
         from .ensemble import Ensemble
 
         path = Ensemble.build(args.member, args.method, weights=args.weights,
@@ -240,6 +307,7 @@ def _run(args: argparse.Namespace) -> int:
         values = _arguments(args, args.output)
     if args.command == "cv" and not (args.model or args.member):
         raise UsageError("cv needs --model (or --member ENCODER@MODEL, repeated)")
+    _check_paths(args)
     from .arguments import PairTrainingArguments
     from .training import (
         cross_validate,
@@ -267,7 +335,7 @@ def _run(args: argparse.Namespace) -> int:
         for spec in args.member:
             name, model, changes = parse_member(spec)
             member = _arguments(args, str(Path(args.output) / name), changes)
-            members.append((name, _model(model), PairTrainingArguments(**member)))
+            members.append((name, _member_model(spec, model), PairTrainingArguments(**member)))
         _, ensemble = cross_validate_members(args.dataset, args.family, members,
                                              overwrite=args.overwrite, eval_data=_dev(args),
                                              **_load_kwargs(args))
@@ -284,7 +352,7 @@ def _run(args: argparse.Namespace) -> int:
         for source, rho in per_source.items():
             print(f"    {source:<12} {rho:.4f}")
     else:
-        data = load_pairs(args.dataset, args.config, **_load_kwargs(args))
+        data = _predict_range(args, _load_kwargs(args))
         path = write_submission(predict(args.model, data, args.split), args.output)
         print(f"{len(data.splits[args.split])} predictions of {data.name}/{args.split} -> {path}")
     return 0

@@ -43,10 +43,10 @@ from transformers import (
 )
 from transformers.utils import ModelOutput
 
-from .options import POOLINGS, TRI_COMBINES, MissingPathError, ParameterError
+from .folders import ENCODER_CONFIG, HEAD, check_encoder_folder
+from .options import POOLINGS, TRI_COMBINES, ParameterError
 
-CONFIG_NAME = "semrel_encoder.json"
-HEAD_NAME = "semrel_head.safetensors"
+CONFIG_NAME, HEAD_NAME = ENCODER_CONFIG, HEAD  # the file names, named in trainers.folders
 PRETOKENIZED = ("input_ids", "token_type_ids")  # kept per sequence; the mask follows from lengths
 
 
@@ -132,16 +132,11 @@ class PairEncoder(nn.Module):
 
     @staticmethod
     def from_pretrained(path: str | Path) -> PairEncoder:
-        """Load a model saved by :meth:`save_pretrained` (any kind)."""
-        path = Path(path)
-        if not path.is_dir():
-            raise MissingPathError("path", str(path), "no such model folder")
-        config_file = path / CONFIG_NAME
-        if not config_file.is_file():
-            raise FileNotFoundError(f"{config_file} not found: {path} was not saved by "
-                                    "PairEncoder.save_pretrained (use from_encoder for a plain "
-                                    "transformer)")
-        options = json.loads(config_file.read_text())
+        """Load a model saved by :meth:`save_pretrained` (any kind); a folder that is not one
+        whole (:func:`~trainers.folders.check_encoder_folder`) is a ParameterError naming it
+        (``from_encoder`` starts a model from a plain transformer)."""
+        path = check_encoder_folder(path, "path")
+        options = json.loads((path / CONFIG_NAME).read_text())
         kind = options.pop("kind")
         model = MODEL_CLASSES[kind].from_encoder(path, **options)
         if (path / HEAD_NAME).is_file():

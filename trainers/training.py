@@ -27,6 +27,7 @@ from .arguments import PairTrainingArguments, precision_used, recorded_options, 
 from .card import write_model_card
 from .data import prepare_pairs, pretokenize_pairs, unscale
 from .ensemble import ENSEMBLE_FILE, PREDICTIONS_FILE, Ensemble, cv_ensemble, load_run
+from .folders import check_run_folder, recorded_score_range, write_text_whole
 from .models import PairEncoder, build_model
 from .options import OPTIONS, MissingPathError, ParameterError, check_score_range
 from .selection import DevSplit, check_selection, selection_record, write_dev_predictions
@@ -535,9 +536,11 @@ def mean_scores(results: dict[str, FitResult]) -> tuple[float, dict[str, float]]
 def predict(model_path, data: PairData, split: str = "test", *,
             batch_size: int = 64) -> np.ndarray:
     """Predictions for every row of ``split`` on the dataset's native scale, in row order.
-    An unconditional model on conditional data is an error (it would ignore the conditions)."""
-    if not Path(model_path).is_dir():
-        raise MissingPathError("model_path", str(model_path), "no such model folder")
+    The model folder is checked whole first (:func:`~trainers.folders.check_run_folder`). An
+    unconditional model on conditional data is an error (it would ignore the conditions); so is
+    data on another score range than the one the run recorded (its predictions would be put on
+    a scale it never learnt)."""
+    check_run_folder(model_path, "model_path")
     if split not in data.splits:
         raise ParameterError("split", split, f"must be a split of {data.name}: "
                              f"{', '.join(data.splits)}")
@@ -552,14 +555,18 @@ def predict(model_path, data: PairData, split: str = "test", *,
         raise ParameterError("model_path", str(model_path), f"is an unconditional {what}, which "
                              f"cannot score {data.name}, whose pairs have conditions (it would "
                              "ignore them)")
+    recorded = recorded_score_range(model_path)
+    if recorded is not None and tuple(data.score_range) != recorded[0]:
+        raise ParameterError("model_path", str(model_path), f"was trained on scores in "
+                             f"{list(recorded[0])} (its {recorded[1]}), but {data.name} is on "
+                             f"{list(data.score_range)}: its predictions cannot be put on that "
+                             "scale; predict data on the run's score range")
     condition = rows["condition"] if model.conditional else None
     scores = model.predict(rows["sentence1"], rows["sentence2"], condition, batch_size=batch_size)
     return unscale(scores, data.score_range)
 
 
 def write_submission(predictions: np.ndarray, path: str | os.PathLike) -> Path:
-    """The C-STS submission file: a JSON object ``{"0": float, ..., "n-1": float}`` by row."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({str(i): float(p) for i, p in enumerate(predictions)}))
-    return path
+    """The C-STS submission file: a JSON object ``{"0": float, ..., "n-1": float}`` by row,
+    written beside ``path`` and renamed in (:func:`~trainers.folders.write_text_whole`)."""
+    return write_text_whole(path, json.dumps({str(i): float(p) for i, p in enumerate(predictions)}))
