@@ -33,7 +33,6 @@ from .correlation import correlate
 from .correlation_intervals import (
     MIN_BOOTSTRAP_ITEMS,
     Estimate,
-    Interval,
     check_scores,
     dense_ids,
     fisher_z_interval,
@@ -154,13 +153,12 @@ def compare_correlations(predictions1: Sequence[float], predictions2: Sequence[f
     pearson2 = Estimate(c2.pearson, fisher_z_interval(c2.pearson, n, confidence), n)
     williams = williams_test(c1.pearson, c2.pearson, c12.pearson, n)
     ids, distinct = zip(*(dense_ids(a) for a in (p1, p2, ref)), strict=True)
-    result, label = run_bootstrap(ids, spearman_difference_statistic(distinct), n_resamples=n_resamples,
-                                  confidence=confidence, method=method, seed=seed, what="the Spearman difference")
+    interval, distribution = run_bootstrap(ids, spearman_difference_statistic(distinct), n_resamples=n_resamples,
+                                           confidence=confidence, method=method, seed=seed,
+                                           what="the Spearman difference")
     delta = c1.spearman - c2.spearman
-    shifted = np.abs(result.bootstrap_distribution - delta) >= abs(delta) - 1e-12
+    shifted = np.abs(distribution - delta) >= abs(delta) - 1e-12
     p_value = float((1 + shifted.sum()) / (1 + n_resamples))
-    interval = Interval(float(result.confidence_interval.low), float(result.confidence_interval.high), confidence,
-                        label)
     return CorrelationComparison(n, int((~keep).sum()), pearson1, pearson2, c12.pearson, williams, c1.spearman,
                                  c2.spearman, Estimate(delta, interval, n), p_value)
 

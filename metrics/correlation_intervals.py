@@ -27,6 +27,7 @@ is an error naming the count, never a silently dropped resample.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -164,22 +165,33 @@ def bootstrap_method(n: int, method: str = "auto") -> str:
 
 
 def run_bootstrap(data: tuple[np.ndarray, ...], statistic, *, n_resamples: int, confidence: float,
-                  method: str, seed: int | None, what: str):
-    """``scipy.stats.bootstrap`` (paired, vectorised, batched) with its undefined resamples made an error."""
+                  method: str, seed: int | None, what: str) -> tuple[Interval, np.ndarray]:
+    """``scipy.stats.bootstrap`` (paired, vectorised, batched): the interval and the bootstrap distribution.
+
+    A resample whose statistic is undefined is an error; a distribution of one value (nothing varies)
+    is the interval [value, value] (BCa is undefined there)."""
     if n_resamples < 100:
         raise ValueError(f"n_resamples: {n_resamples}; a {confidence:.0%} bootstrap interval needs >= 100")
     n = data[0].size
     method = bootstrap_method(n, method)
-    result = stats.bootstrap(data, statistic, n_resamples=n_resamples, paired=True, vectorized=True,
-                             batch=max(1, BATCH_VALUES // n), confidence_level=confidence, method=method,
-                             rng=np.random.default_rng(seed))
-    undefined = int(np.isnan(result.bootstrap_distribution).sum())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = stats.bootstrap(data, statistic, n_resamples=n_resamples, paired=True, vectorized=True,
+                                 batch=max(1, BATCH_VALUES // n), confidence_level=confidence, method=method,
+                                 rng=np.random.default_rng(seed))
+    distribution = result.bootstrap_distribution
+    undefined = int(np.isnan(distribution).sum())
     if undefined:
         raise ValueError(f"{what} is undefined in {undefined} of {n_resamples} bootstrap resamples (all their "
                          f"predictions or references equal); {n} items with few distinct values are too few "
                          "for a bootstrap interval")
     label = {"BCa": "bootstrap-bca", "percentile": "bootstrap-percentile", "basic": "bootstrap-basic"}[method]
-    return result, label
+    if np.all(distribution == distribution[0]):  # every resample gives one value (two identical systems)
+        return Interval(float(distribution[0]), float(distribution[0]), confidence, label), distribution
+    for w in caught:  # scipy's warnings, passed on unless the distribution is degenerate (handled above)
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    low, high = result.confidence_interval
+    return Interval(float(low), float(high), confidence, label), distribution
 
 
 def spearman_interval(x, y, confidence: float = 0.95, *, n_resamples: int = 1000, method: str = "auto",
@@ -192,11 +204,9 @@ def spearman_interval(x, y, confidence: float = 0.95, *, n_resamples: int = 1000
     """
     x, y = check_scores(dict(zip(names, (x, y), strict=True)), min_items=MIN_BOOTSTRAP_ITEMS)
     (ix, gx), (iy, gy) = dense_ids(x), dense_ids(y)
-    result, label = run_bootstrap((ix, iy), spearman_statistic(gx, gy), n_resamples=n_resamples,
-                                  confidence=confidence, method=method, seed=seed, what="Spearman's rho")
-    interval = result.confidence_interval
-    return Estimate(correlate(x, y).spearman, Interval(float(interval.low), float(interval.high),
-                                                       confidence, label), x.size)
+    interval, _ = run_bootstrap((ix, iy), spearman_statistic(gx, gy), n_resamples=n_resamples,
+                                confidence=confidence, method=method, seed=seed, what="Spearman's rho")
+    return Estimate(correlate(x, y).spearman, interval, x.size)
 
 
 @dataclass(frozen=True)

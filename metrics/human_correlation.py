@@ -129,7 +129,8 @@ def average_annotator(annotations: list[np.ndarray], confidence: float = 0.95, *
     """Each annotation against the mean of its item's other annotations, pooled: Pearson and Spearman,
     with percentile intervals from a bootstrap over items (Sido et al. 2021's average annotator).
 
-    >>> e = average_annotator([np.array(a, float) for a in ([1, 2], [2, 3], [4, 4], [5, 6], [0, 1], [3, 2], [6, 5], [1, 1])])
+    >>> items = [[1, 2], [2, 3], [4, 4], [5, 6], [0, 1], [3, 2], [6, 5], [1, 1]]
+    >>> e = average_annotator([np.array(a, float) for a in items])
     >>> round(e["pearson"].value, 4)
     0.8924
     """
