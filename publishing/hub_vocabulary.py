@@ -24,10 +24,12 @@ ALLOWED = {
     "source_datasets": {"original"},
     "license": {"other", "unknown", "cc0-1.0", "cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0",
                 "cc-by-nc-sa-4.0", "apache-2.0", "mit"},
-    "language": {"en", "cs"},
+    "language": {"en", "cs",
+                 # semrel-2024 (ISO 639-1 where one exists, else 639-3)
+                 "af", "am", "ar", "arq", "ary", "es", "ha", "hi", "id", "rw", "mr", "pa", "te"},
     "pipeline_tag": {"sentence-similarity", "text-classification", "text-ranking",
                      "feature-extraction"},
-    "library_name": {"sentence-transformers", "transformers"},
+    "library_name": {"sentence-transformers", "transformers", "semrel"},  # semrel: its own kinds
 }
 DATASET_KEYS = ("pretty_name", "license", "language", "multilinguality", "size_categories",
                 "task_categories", "task_ids")
