@@ -342,3 +342,30 @@ def test_pooling_variants_raises_split_half_reliability(mirror):
     assert pooled.corrected_spearman > raw.corrected_spearman + 0.1
     assert 0.85 < pooled.corrected_spearman < 0.95
     assert reliability("arb", POOLED, trials=50, mirror=mirror).spearman == pooled.spearman  # seeded
+
+
+# ---- export: Parquet + YAML that stock load_dataset reads, a card that passes check_card ----
+
+@pytest.mark.slow
+def test_export_loads_every_config_with_stock_load_dataset(mirror, cache_dir, tmp_path):
+    import datasets
+
+    from semrel.dataset_scripts.registry import get_spec
+    from semrel.publishing.export import build_dataset
+    from semrel.publishing.hub_vocabulary import check_card
+
+    with pytest.warns(UserWarning, match="was not available"):
+        result = build_dataset("semrel-2024", tmp_path / "hub", mirror=mirror, cache_dir=cache_dir)
+    assert sorted(result.rows) == sorted(get_spec("semrel-2024").configs)
+    card = (result.folder / "README.md").read_text(encoding="utf-8")
+    assert check_card(result.folder / "README.md") == []
+    assert "labelled English test file was not available" in card and "| arq | Algerian Arabic | ABC |" in card
+    assert "do not train on one and test on the other" in card
+    for config, splits in result.rows.items():
+        hub = datasets.load_dataset(str(result.folder), config, cache_dir=str(tmp_path / "hf"))
+        assert {s: len(ds) for s, ds in hub.items()} == splits, config
+        ref = load("semrel-2024", config, mirror=mirror, cache_dir=cache_dir)
+        assert hub["test"].features == ref["test"].features
+        assert hub["test"]["pair_id"] == ref["test"]["pair_id"], config
+    eng = datasets.load_dataset(str(result.folder), "eng", cache_dir=str(tmp_path / "hf"))
+    assert eng["train"][0]["str_2021_pair_id"] and eng["test"][0]["score"] is None
