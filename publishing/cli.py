@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import tempfile
 from pathlib import Path
 
 from semrel.cli import UsageError, add_command
@@ -42,9 +43,36 @@ def _check_mirror(mirror: str | None) -> None:
     from semrel.dataset_scripts.sources import mirror_dirs
 
     for part in (mirror or "").split(os.pathsep):
+        if part and Path(part).expanduser().is_file():
+            raise UsageError(f"--mirror {part}: is a file, not a directory (expected <mirror>/<dataset-id>/<file>)")
         if part and not Path(part).expanduser().is_dir():
             raise UsageError(f"--mirror {part}: no such directory (expected <mirror>/<dataset-id>/<file>)")
     log.debug("mirror: %s", os.pathsep.join(map(str, mirror_dirs(mirror))) or "none (upstream URLs)")
+
+
+def _folder(flag: str, path, *, exists: bool = False, write: bool = False, hint: str = "") -> Path:
+    """``path`` of a folder argument, or a one-line :class:`UsageError`: a file where the folder
+    goes, a missing folder that must exist (``exists``), or a place this process cannot write
+    (``write``: a probe folder is made and removed in the nearest existing parent)."""
+    path = Path(path).expanduser()
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{flag} {path}: is a file, not a folder")
+    if exists and not path.is_dir():
+        raise UsageError(f"{flag} {path}: no such folder{hint}")
+    if write:
+        parent = next(p for p in (path, *path.parents) if p.exists())
+        if not parent.is_dir():
+            raise UsageError(f"{flag} {path}: {parent} is a file, not a folder")
+        try:
+            os.rmdir(tempfile.mkdtemp(prefix=".semrel-probe-", dir=parent))
+        except OSError as exc:
+            raise UsageError(f"{flag} {path}: cannot write in {parent} ({exc.strerror or exc})") from None
+    return path
+
+
+def _check_cache_dir(cache_dir) -> None:
+    if cache_dir is not None:
+        _folder("--cache-dir", cache_dir, write=True)
 
 
 def _data_dirs(pairs: list[str]) -> dict[str, str]:
@@ -53,6 +81,9 @@ def _data_dirs(pairs: list[str]) -> dict[str, str]:
         dataset_id, sep, path = pair.partition("=")
         if not sep or dataset_id not in known:
             raise UsageError(f"--data-dir expects ID=DIR with ID one of {', '.join(known)}; got {pair!r}")
+        if Path(path).expanduser().is_file():
+            raise UsageError(f"--data-dir {dataset_id}={path}: is a file, not a folder (the folder "
+                             f"with the files the authors give you)")
         if not Path(path).expanduser().is_dir():
             raise UsageError(f"--data-dir {dataset_id}={path}: no such directory (the folder with "
                              f"the files the authors give you)")
@@ -76,26 +107,30 @@ def cmd_build(args) -> int:
 
     from semrel.publishing.export import build_dataset, build_lock
     from semrel.publishing.report import build_report
-    from semrel.publishing.spaces import build_space
+    from semrel.publishing.spaces import SpaceError, build_space
 
     _check_mirror(args.mirror)
+    _folder("--out", args.out, write=True)
+    _check_cache_dir(args.cache_dir)
     datasets.disable_progress_bars()  # one summary line per split instead of a bar per file
     data_dirs = _data_dirs(args.data_dir)
     hub = args.out / "hub"
     dataset_ids, metrics = _selected(args.only)
-    failed: dict[str, str] = {}
+    failed: dict[str, tuple[str, str]] = {}  # what failed -> (the error, what is left of it)
+
+    def fail(what: str, previous: Path, exc: BaseException) -> None:
+        kept = "its previous output is kept" if previous.exists() else "there was no previous output"
+        failed[what] = (f"{type(exc).__name__}: {exc}", kept)
+        log.error("-> %s: FAILED (%s); %s", what, failed[what][0], kept)
+
     with build_lock(args.out):
         print(f"{'dataset':<16} {'config':<28} {'split':<10} {'rows':>7}")
         for dataset_id in dataset_ids:
             try:
                 result = build_dataset(dataset_id, hub, mirror=args.mirror,
                                        data_dir=data_dirs.get(dataset_id), cache_dir=args.cache_dir)
-            except (OSError, ValueError) as exc:  # DataValidationError, SourceError, ...
-                folder = hub / "datasets" / dataset_id
-                kept = (f"kept the previous output in {folder}" if (folder / "README.md").is_file()
-                        else "no previous output")
-                failed[dataset_id] = f"{type(exc).__name__}: {exc}"
-                log.error("-> %s: FAILED (%s); %s", dataset_id, failed[dataset_id], kept)
+            except (OSError, ValueError) as exc:  # DataValidationError, SourceError, a full disk ...
+                fail(dataset_id, hub / "datasets" / dataset_id / "README.md", exc)
                 continue
             for config, splits in result.rows.items():
                 for split, rows in splits.items():
@@ -107,15 +142,24 @@ def cmd_build(args) -> int:
             print(f"-> {dataset_id}: " + (f"{what} in {result.folder}" if result.rows
                                           else "nothing built"))
         for name in metrics:
-            space = build_space(name, hub)
+            try:
+                space = build_space(name, hub)
+            except (OSError, SpaceError) as exc:
+                fail(f"metric {name}", hub / "spaces" / name, exc)
+                continue
             print(f"-> metric {name}: Space in {space.folder} (with {space.wheel.name})")
         if args.report:
-            page = build_report(args.out, dataset_ids, metrics, mirror=args.mirror,
-                                data_dirs=data_dirs, cache_dir=args.cache_dir, stale=failed)
-            print(f"-> reliability report: {page}" + (f" (marks {', '.join(failed)} stale)"
-                                                       if failed else ""))
+            stale = {d: failed[d][0] for d in dataset_ids if d in failed}
+            try:
+                page = build_report(args.out, dataset_ids, metrics, mirror=args.mirror,
+                                    data_dirs=data_dirs, cache_dir=args.cache_dir, stale=stale)
+            except OSError as exc:
+                fail("report", args.out / "report" / "index.html", exc)
+            else:
+                print(f"-> reliability report: {page}" + (f" (marks {', '.join(stale)} stale)"
+                                                           if stale else ""))
     if failed:
-        log.error("build FAILED for %s: previous outputs kept", ", ".join(failed))
+        log.error("build FAILED for %s", "; ".join(f"{what} ({kept})" for what, (_, kept) in failed.items()))
     return 1 if failed else 0
 
 
@@ -124,6 +168,8 @@ def cmd_verify(args) -> int:
     from semrel.publishing.spaces import SpaceError, verify_space
 
     _check_mirror(args.mirror)
+    _folder("--out", args.out, exists=True, hint=": run `semrel build` first")
+    _check_cache_dir(args.cache_dir)
     data_dirs = _data_dirs(args.data_dir)
     failed = checked = 0
     dataset_ids, metrics = _selected(args.only)
@@ -162,26 +208,36 @@ def cmd_verify(args) -> int:
 
 
 def cmd_push(args) -> int:
-    """Check every artefact, then push; errors are printed (never the token) and exit 1."""
+    """Check every artefact, then push; errors are printed (never the token) and exit 1.
+    ``--dry-run`` lists what each repo would receive and runs the same checks offline."""
     from semrel.publishing import publish
 
     _check_mirror(args.mirror)
     if args.only:
         _selected(args.only)  # a typo: exit 2 with the known names
+    for model in args.model:
+        _folder("--model", model, exists=True, hint=" (a run folder of `semrel fit`)")
+    # --model alone pushes only the models; --all (or no --model) adds every dataset and metric
+    names = args.only or (publish.known_names() if args.all or not args.model else [])
+    _folder("--out", args.out, exists=bool(names), write=True,
+            hint=": run `semrel build` first" if names else "")
+    _check_cache_dir(args.cache_dir)
+    data_dirs = _data_dirs(args.data_dir)
     try:
-        # --model alone pushes only the models; --all (or no --model) adds every dataset and metric
-        names = args.only or (publish.known_names() if args.all or not args.model else [])
         artefacts = publish.plan(args.out, names, args.model, args.namespace)
         print(f"{'kind':<13} {'repo':<40} {'files':>5}  what")
         for a in artefacts:
             print(f"{a.kind:<13} {args.namespace + '/' + a.name:<40} {len(a.files()):>5}  {a.note}")
-            if args.dry_run:
-                print("".join(f"    {f}\n" for f in a.files()), end="")
+            changed = dict(a.changed)
+            print("".join(f"    {f}" + (f"  ({changed[f]})" if f in changed else "") + "\n"
+                          for f in a.files()), end="")
         if args.dry_run:
+            publish.check(artefacts, mirror=args.mirror, data_dir=data_dirs, cache_dir=args.cache_dir,
+                          offline=True)
+            print("dry run: every check passed; nothing was sent")
             return 0
         token = publish.resolve_token()
-        publish.check(artefacts, mirror=args.mirror, data_dir=_data_dirs(args.data_dir),
-                      cache_dir=args.cache_dir)
+        publish.check(artefacts, mirror=args.mirror, data_dir=data_dirs, cache_dir=args.cache_dir)
         done = publish.push(artefacts, args.namespace, private=args.private, token=token)
     except publish.PublishError as exc:
         log.error("error: %s", exc)

@@ -47,8 +47,8 @@ class BuildResult:
 @contextmanager
 def build_lock(out_root: Path, say=print):
     """Hold ``<out_root>/.build.lock`` (an exclusive ``flock``); a second build waits for it.
-    Holding it, what a killed build left in ``hub/datasets`` is cleared (see
-    :func:`~semrel.dataset_scripts.folders.remove_leftovers`)."""
+    Holding it, what a killed build left beside the datasets, Spaces and the report is cleared
+    (see :func:`~semrel.dataset_scripts.folders.remove_leftovers`)."""
     Path(out_root).mkdir(parents=True, exist_ok=True)
     with open(Path(out_root) / ".build.lock", "w") as handle:
         try:
@@ -56,7 +56,8 @@ def build_lock(out_root: Path, say=print):
         except BlockingIOError:
             say(f"waiting for another build into {out_root} to finish ...")
             fcntl.flock(handle, fcntl.LOCK_EX)
-        remove_leftovers(Path(out_root) / "hub" / "datasets")
+        for parent in (Path(out_root) / "hub" / "datasets", Path(out_root) / "hub" / "spaces", Path(out_root)):
+            remove_leftovers(parent)
         try:
             yield
         finally:

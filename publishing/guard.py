@@ -1,4 +1,5 @@
-"""The raw-WorkerId guard: nothing that leaves this machine may hold an Amazon Mechanical Turk WorkerId.
+"""The guards of a push: nothing that leaves this machine may hold an Amazon Mechanical Turk WorkerId,
+a path of this machine, or (a model) the gold labels of a dataset that may not be redistributed.
 
 Two nets, both applied to every string of every file of an artefact:
 
@@ -12,10 +13,22 @@ Every file is read: a file that decodes as UTF-8 is scanned as text whatever its
 (``.log``, ``.html``, none); a Parquet file is scanned through every string value (also inside
 lists, structs and maps) and every column and field name. Other binary files (PNG, weights) hold
 no text to scan. The patterns are RE2-compatible so pyarrow scans Parquet columns in C++.
+
+Local paths (:func:`scan_local_paths`): every text file, a JSON file through each of its keys and
+string values (so ``\\/tmp\\/x`` escapes do not hide one), is searched for an absolute path into a
+top-level folder of this machine (``/tmp/...``, ``/home/...``, ``/work/...``: the folders ``/``
+holds here, and the usual ones elsewhere) or a Windows drive path. Binary files (Parquet rows, PNG,
+weights, wheels) are the data or the model itself and are not searched for paths.
+
+Gold labels (:func:`scan_gold_labels`): a JSON object with a ``labels``/``references``/``gold``
+key holding numbers, in any file of a model repo whose run was evaluated on data that may not be
+redistributed (its predictions may go; the references stay).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -118,3 +131,103 @@ def scan_files(folder: Path, files: Iterable[str], known: Iterable[str] = ()) ->
     """``"<file>: <problem>"`` for every file under ``folder`` holding a raw WorkerId."""
     regex = id_regex(known)
     return [f"{rel}: {problem}" for rel in files for problem in scan_file(Path(folder) / rel, regex)]
+
+
+# Top-level folders a local path starts with: those of this machine and the usual ones elsewhere
+USUAL_ROOTS = ("home", "tmp", "root", "Users", "work", "workspace", "mnt", "media", "private",
+               "var", "opt", "srv", "data", "scratch", "content", "usr", "Volumes")
+GOLD_KEYS = ("labels", "references", "gold")
+
+
+def _roots() -> list[str]:
+    try:
+        here = [e.name for e in os.scandir("/") if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        here = []
+    return sorted({*USUAL_ROOTS, *here})
+
+
+def local_path_regex() -> re.Pattern:
+    """An absolute path into a top-level folder (``/tmp/x``, ``/home/me``), not inside a URL or
+    a longer word (``https://h.co/data/x``, ``and/or``), or a Windows drive path (``C:\\x``)."""
+    roots = "|".join(re.escape(r) for r in _roots())
+    return re.compile(rf"(?<![\w.~:/\\-])/(?:{roots})(?![\w.+-])[^\s\"'`<>)\]]*|\b[A-Za-z]:\\[^\s\"'`<>]+")
+
+
+def _json_strings(value, where: str = "") -> Iterator[tuple[str, str]]:
+    """(JSON path, string) of every key and string value inside ``value``."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield f"{where}.{key}" if where else str(key), str(key)
+            yield from _json_strings(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _json_strings(item, f"{where}[{i}]")
+    elif isinstance(value, str):
+        yield where, value
+
+
+def _text(path: Path) -> str | None:
+    """The text of a UTF-8 file without NUL bytes (None: binary, or Parquet)."""
+    data = Path(path).read_bytes()
+    if data[:4] == b"PAR1" or b"\0" in data[:8192]:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _json(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def scan_local_paths(folder: Path, files: Iterable[str]) -> list[str]:
+    """``"<file>: names a path of this machine (<path>)"`` for every text or JSON file under
+    ``folder`` that holds an absolute local path (JSON: also the key that holds it)."""
+    regex, found = local_path_regex(), []
+    for rel in files:
+        text = _text(Path(folder) / rel)
+        if text is None:
+            continue
+        data = _json(text) if rel.endswith(".json") or text.lstrip()[:1] in "{[" else None
+        if data is not None:
+            hits = [(where, hit[0]) for where, s in _json_strings(data) if (hit := regex.search(s))]
+            found += [f"{rel}: names a path of this machine ({hits[0][1]!r} at {hits[0][0] or 'top'}"
+                      f"{f', and {len(hits) - 1} more' if len(hits) > 1 else ''})"] if hits else []
+        elif hit := regex.search(text):
+            line = text.count("\n", 0, hit.start()) + 1
+            found.append(f"{rel}:{line}: names a path of this machine ({hit[0]!r})")
+    return found
+
+
+def _gold(value, where: str = "") -> Iterator[tuple[str, int]]:
+    """(JSON path, count) of each ``GOLD_KEYS`` key holding numbers inside ``value``."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            here = f"{where}.{key}" if where else str(key)
+            numbers = item if isinstance(item, list) else [item]
+            if key.lower() in GOLD_KEYS and numbers and all(
+                    isinstance(v, int | float) and not isinstance(v, bool) for v in numbers):
+                yield here, len(numbers)
+            else:
+                yield from _gold(item, here)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _gold(item, f"{where}[{i}]")
+
+
+def scan_gold_labels(folder: Path, files: Iterable[str], data: str) -> list[str]:
+    """``"<file>: holds gold labels ..."`` for every JSON file under ``folder`` with a
+    ``labels``/``references``/``gold`` key holding numbers (a run evaluated on ``data``)."""
+    found = []
+    for rel in files:
+        text = _text(Path(folder) / rel)
+        parsed = _json(text) if text is not None else None
+        for where, n in _gold(parsed) if parsed is not None else ():
+            found.append(f"{rel}: holds {n} gold label(s) of {data} (key {where!r}); a model repo "
+                         "carries predictions only, the references stay here")
+    return found

@@ -10,18 +10,20 @@ What a push sends (one repo and one commit per artefact; the repo mirrors the fo
   point at), its plots, and build-it-yourself instructions — staged in ``build/hub/cards/<id>/``
   (:mod:`publishing.staging`);
 - a metric: ``build/hub/spaces/<name>/`` (see :mod:`publishing.spaces`);
-- a model folder written by ``semrel fit``: its files, README model card included
-  (trained on a semrel dataset: staged in ``build/hub/models/<name>/`` with the card's
-  ``datasets:`` naming that dataset's repo in the namespace, :mod:`publishing.staging`).
+- a model folder written by ``semrel fit``: its files but the checkpoints, staged in
+  ``build/hub/models/<name>/`` (:func:`~publishing.staging.stage_model`): the gold labels of
+  data that may not be redistributed and the run's local path stay here, and the card's
+  ``datasets:`` names the dataset's repo in the namespace.
 
 Before anything is uploaded every artefact is checked (:func:`check`) and a single problem stops
 the push: a dataset folder that fails verification, a Space that would not run standalone, a
 model folder without a card, a card-only folder that quotes a row of the data, a card outside
-the Hub vocabulary (:mod:`publishing.hub_vocabulary`), or anything that looks like a raw Amazon
-Mechanical Turk WorkerId (:mod:`publishing.guard`). Idempotency is the Hub client's: the preupload
-call returns each remote file's oid, unchanged files are dropped from the commit and an empty
-commit is not made. The token comes from the standard huggingface_hub sources (``HF_TOKEN``,
-``hf auth login``) and is passed to the client only — never printed or logged.
+the Hub vocabulary (:mod:`publishing.hub_vocabulary`), anything that looks like a raw Amazon
+Mechanical Turk WorkerId, an absolute path of this machine in any text or JSON file, or gold labels
+of data that may not be redistributed in a model repo (:mod:`publishing.guard`). Idempotency is
+the Hub client's: the preupload call returns each remote file's oid, unchanged files are dropped
+from the commit and an empty commit is not made. The token comes from the standard
+huggingface_hub sources (``HF_TOKEN``, ``hf auth login``) and is passed to the client only — never printed or logged.
 """
 
 from __future__ import annotations
@@ -39,10 +41,10 @@ from huggingface_hub.utils import filter_repo_objects
 from semrel.dataset_scripts.registry import REGISTRY, get_spec
 
 from .export import verify_folder
-from .guard import raw_worker_ids, scan_files
+from .guard import raw_worker_ids, scan_files, scan_gold_labels, scan_local_paths
 from .hub_vocabulary import check_card
 from .spaces import check_space, metric_names
-from .staging import stage_card_only, stage_model, stage_space, trained_on
+from .staging import labels_may_go, run_data, stage_card_only, stage_model, stage_space, trained_on
 
 # Pair-schema text a card-only README must never quote (texts of >= 12 characters and >= 3 words:
 # shorter phrase fragments, as in crowd-sts, occur in ordinary prose).
@@ -83,6 +85,7 @@ class Artefact:
     folder: Path
     note: str = ""
     ignore: tuple[str, ...] = ()  # glob patterns of files that stay local (Trainer checkpoints)
+    changed: tuple[tuple[str, str], ...] = ()  # (file, how the staged copy differs from the original)
 
     def files(self) -> list[str]:
         paths = (p.relative_to(self.folder).as_posix() for p in self.folder.rglob("*") if p.is_file())
@@ -137,37 +140,45 @@ def plan(out: Path, names: Iterable[str], models: Iterable[Path] = (),
         artefacts.append(Artefact("space", name, "space", folder, note))
     for folder in map(Path, models):
         if not folder.is_dir():
-            raise PublishError(f"model folder {folder} does not exist")
+            raise PublishError(f"--model {folder}: no such folder (a run folder of `semrel fit`)")
         if not REPO_NAME.match(folder.name):
             raise PublishError(f"model folder name {folder.name!r} is not a valid Hub repo name")
-        note, dataset_id = "model + card", trained_on(folder)
-        if namespace and dataset_id and (folder / "README.md").is_file() \
-                and not ModelCard.load(folder / "README.md").data.datasets:
-            dataset_repo = f"{namespace}/{dataset_id}"
-            folder = stage_model(folder, hub / "models" / folder.name, dataset_repo, MODEL_IGNORE)
-            note += f" (card: datasets {dataset_repo})"
-        artefacts.append(Artefact("model", folder.name, "model", folder, note,
-                                  ignore=MODEL_IGNORE))
+        dataset_id = trained_on(folder)
+        dataset_repo = f"{namespace}/{dataset_id}" if namespace and dataset_id else None
+        staged = hub / "models" / folder.name
+        if staged.resolve() == folder.resolve():
+            raise PublishError(f"--model {folder}: is where the push stages it; give the run folder")
+        changed = stage_model(folder, staged, MODEL_IGNORE, dataset_repo=dataset_repo,
+                              repo_id=f"{namespace}/{folder.name}" if namespace else None)
+        note = "model + card (staged: " + (", ".join(changed) + " changed" if changed
+                                           else "nothing changed") + ")"
+        artefacts.append(Artefact("model", folder.name, "model", staged, note,
+                                  ignore=MODEL_IGNORE, changed=tuple(changed.items())))
     return artefacts
 
 
 def check(artefacts: list[Artefact], *, mirror=None, data_dir: dict | None = None,
-          cache_dir=None) -> None:
-    """Raise :class:`PublishError` listing every problem; nothing may be uploaded until clean."""
+          cache_dir=None, offline: bool = False) -> None:
+    """Raise :class:`PublishError` listing every problem; nothing may be uploaded until clean.
+
+    ``offline`` (``push --dry-run``): nothing is downloaded; without a local mirror the WorkerId
+    guard uses the id pattern only, and redistributable datasets are verified by the push."""
+    from semrel.dataset_scripts.sources import mirror_dirs
+
     problems = []
     try:
-        known = raw_worker_ids(mirror)
+        known = raw_worker_ids(mirror) if mirror_dirs(mirror) or not offline else frozenset()
     except (OSError, ValueError) as exc:
         known = frozenset()
         problems.append(f"raw WorkerId guard: the crowd-sts upstream files could not be read to "
                         f"learn the real ids ({exc}); pass --mirror")
     for a in artefacts:
-        found = scan_files(a.folder, a.files(), known)
+        found = scan_files(a.folder, a.files(), known) + scan_local_paths(a.folder, a.files())
         if a.kind in ("dataset", "dataset card", "model") and (a.folder / "README.md").is_file():
             found += [p.replace(f"{a.folder / 'README.md'}", "README.md")
                       for p in check_card(a.folder / "README.md",
                                           "model" if a.kind == "model" else "dataset")]
-        if a.kind == "dataset":
+        if a.kind == "dataset" and not offline:
             try:
                 found += [f"verification failed: {p}" for p in verify_folder(
                     a.folder, a.name, mirror=mirror, data_dir=(data_dir or {}).get(a.name),
@@ -214,6 +225,9 @@ def _model_problems(folder: Path) -> list[str]:
     files = Artefact("model", folder.name, "model", folder, ignore=MODEL_IGNORE).files()
     if not list(filter_repo_objects(files, allow_patterns=list(WEIGHTS))):
         problems.append(f"no weights file ({', '.join(WEIGHTS)}) in {folder}")
+    data = run_data(folder)
+    if not labels_may_go(data):
+        problems += scan_gold_labels(folder, files, data or "data that is no semrel dataset")
     return problems
 
 

@@ -37,6 +37,7 @@ from huggingface_hub import DatasetCard, RepoCard
 from markdown_it import MarkdownIt
 
 from semrel.dataset_scripts import load
+from semrel.dataset_scripts.folders import replaced_whole
 from semrel.dataset_scripts.registry import get_spec
 
 from .cards import split_statistics
@@ -202,7 +203,23 @@ def metric_section(folder: Path) -> Section:
             f"Card: <code>{folder.name}/README.md</code> in the Space; run it locally with "
             f"<code>cd {folder.name} &amp;&amp; pip install -r requirements.txt &amp;&amp; "
             f"python app.py</code>.</p>")
-    return Section(folder.name, "metric", description.split(". ")[0][:120], html)
+    return Section(folder.name, "metric", first_sentence(description), html)
+
+
+ABBREVIATIONS = ("al.", "e.g.", "i.e.", "cf.", "vs.", "etc.", "approx.")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text``, whole: up to the first ``.``/``!``/``?`` + space outside
+    brackets and not ending an abbreviation (``et al.``), else all of it; never cut mid-phrase."""
+    text = " ".join(str(text).split())
+    depth = 0
+    for i, char in enumerate(text):
+        depth += (char in "([{") - (char in ")]}")
+        if char in ".!?" and depth <= 0 and text[i + 1:i + 2] in (" ", ""):
+            if not text[:i + 1].lower().endswith(ABBREVIATIONS):
+                return text[:i + 1]
+    return text
 
 
 def build_report(out: Path, dataset_ids: Iterable[str], metric_names: Iterable[str], *,
@@ -211,27 +228,29 @@ def build_report(out: Path, dataset_ids: Iterable[str], metric_names: Iterable[s
     """Write ``out/report/index.html`` (+ ``images/``) from ``out/hub``; returns the page's path.
 
     ``stale`` names datasets whose last build failed (dataset -> error): their sections show the
-    previous good output with a warning.
+    previous good output with a warning. The report is written beside its folder and swapped in
+    whole (:func:`~semrel.dataset_scripts.folders.replaced_whole`): a failed or killed build
+    leaves the previous report, page and images, as it was.
     """
     report = Path(out) / "report"
-    report.mkdir(parents=True, exist_ok=True)
-    images = report / "images"
-    dataset_sections = []
-    for d in dataset_ids:
-        try:
-            dataset_sections.append(dataset_section(
-                d, Path(out) / "hub" / "datasets" / d, images, mirror=mirror,
-                data_dir=(data_dirs or {}).get(d), cache_dir=cache_dir))
-        except (OSError, ValueError) as exc:  # e.g. the upstream file of a failed build
-            note = f"section not rebuilt: {type(exc).__name__}: {exc}"
-            dataset_sections.append(Section(d, "dataset", "stale: section not rebuilt",
-                                            f'<p class="note">{jinja2.filters.escape(note)}</p>',
-                                            Overview(Figure("stale: see the warning above"))))
-    metric_sections = [metric_section(Path(out) / "hub" / "spaces" / m) for m in metric_names]
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    page = env.from_string(TEMPLATE.read_text(encoding="utf-8")).render(
-        version=version("semrel"), datasets=dataset_sections, metrics=metric_sections,
-        stale=dict(stale or {}))
+    with replaced_whole(report) as staging:  # the previous report stays whole until this one is
+        images = staging / "images"
+        dataset_sections = []
+        for d in dataset_ids:
+            try:
+                dataset_sections.append(dataset_section(
+                    d, Path(out) / "hub" / "datasets" / d, images, mirror=mirror,
+                    data_dir=(data_dirs or {}).get(d), cache_dir=cache_dir))
+            except (OSError, ValueError) as exc:  # e.g. the upstream file of a failed build
+                note = f"section not rebuilt: {type(exc).__name__}: {exc}"
+                dataset_sections.append(Section(d, "dataset", "stale: section not rebuilt",
+                                                f'<p class="note">{jinja2.filters.escape(note)}</p>',
+                                                Overview(Figure("stale: see the warning above"))))
+        metric_sections = [metric_section(Path(out) / "hub" / "spaces" / m) for m in metric_names]
+        env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+        page = env.from_string(TEMPLATE.read_text(encoding="utf-8")).render(
+            version=version("semrel"), datasets=dataset_sections, metrics=metric_sections,
+            stale=dict(stale or {}))
+        (staging / "index.html").write_text(page, encoding="utf-8")
     path = report / "index.html"
-    path.write_text(page, encoding="utf-8")
     return path

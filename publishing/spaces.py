@@ -7,6 +7,8 @@ copies the four files and puts a wheel of semrel beside them (:func:`package_whe
 ``requirements.txt`` names that wheel by a path relative to the folder, then
 ``gradio==<sdk_version of the card>``, then the package lines of the folder's own file. So in the
 built folder ``pip install -r requirements.txt && python app.py`` works in a fresh virtualenv.
+The folder is written beside its place and swapped in whole
+(:func:`~semrel.dataset_scripts.folders.replaced_whole`): a failed build keeps the previous one.
 
 The wheel is built once per state of the source: :func:`package_wheel` hashes the files it is
 built from and keeps it in ``<out>/.wheels/<hash>/``; any change to them builds a new one (never a
@@ -42,6 +44,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from semrel.dataset_scripts.folders import replaced_whole
 from semrel.metrics import ROOT as METRICS_ROOT
 from semrel.metrics import names as metric_names
 from semrel.metrics.space_app import OPTIONS, api_name
@@ -158,20 +161,18 @@ def build_space(name: str, out_root: Path, *, metrics_root: Path = METRICS_ROOT)
                              "gradio==<the card's sdk_version>; list only other packages")
     wheel = package_wheel(out_root)
     folder = Path(out_root) / "spaces" / name
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    for file in space_files(name):
-        if (source / file).is_file():
-            shutil.copyfile(source / file, folder / file)
-    shutil.copyfile(wheel, folder / wheel.name)
-    sdk_version = _card(folder).get("sdk_version") if (folder / "README.md").is_file() else None
-    requirements = [f"./{wheel.name}", f"gradio=={sdk_version}" if sdk_version else "gradio",
-                    *(line for _, line in _requirement_lines(source / "requirements.txt"))]
-    (folder / "requirements.txt").write_text("\n".join(requirements) + "\n", encoding="utf-8")
-    problems = check_space(folder)
-    if problems:
-        raise SpaceError(f"Space {name} would not work standalone:\n  " + "\n  ".join(problems))
+    with replaced_whole(folder) as staging:  # a failure (a full disk) keeps the previous Space whole
+        for file in space_files(name):
+            if (source / file).is_file():
+                shutil.copyfile(source / file, staging / file)
+        shutil.copyfile(wheel, staging / wheel.name)
+        sdk_version = _card(staging).get("sdk_version") if (staging / "README.md").is_file() else None
+        requirements = [f"./{wheel.name}", f"gradio=={sdk_version}" if sdk_version else "gradio",
+                        *(line for _, line in _requirement_lines(source / "requirements.txt"))]
+        (staging / "requirements.txt").write_text("\n".join(requirements) + "\n", encoding="utf-8")
+        problems = check_space(staging, name)
+        if problems:
+            raise SpaceError(f"Space {name} would not work standalone:\n  " + "\n  ".join(problems))
     return SpaceBuildResult(name, folder, folder / wheel.name)
 
 
@@ -195,10 +196,11 @@ def _third_party_imports(folder: Path) -> set[str]:
     return {t for t in tops - local - {"__future__"} if t not in sys.stdlib_module_names}
 
 
-def check_space(folder: Path) -> list[str]:
-    """Problems that would stop ``folder`` from working as a metric Space (empty = fine)."""
+def check_space(folder: Path, name: str | None = None) -> list[str]:
+    """Problems that would stop ``folder`` from working as the Space of the metric ``name``
+    (default: the folder's name); empty = fine."""
     folder = Path(folder)
-    name = folder.name
+    name = name or folder.name
     problems = [f"{folder}/{f} is missing" for f in space_files(name) if not (folder / f).is_file()]
     if problems:
         return problems
@@ -368,3 +370,43 @@ def verify_space(space_dir: Path, python: Path | str | None = None) -> str:
     configs = ", ".join(space_example(space_dir))
     return (f"the Space's app answered the example of each config ({configs}) "
             "as evaluate.load(...).compute does")
+
+
+def serve(name: str, out_root: Path = Path("build/hub"), say=print) -> int:
+    """``python -m semrel.publishing.spaces NAME``: build the Space of ``name`` into
+    ``out_root/spaces/NAME`` and run its app until Ctrl-C; prints the URL the app says it runs on
+    (gradio moves to the next free port when the one asked for is taken)."""
+    folder = build_space(name, out_root).folder
+    say(f"built {folder}; starting its app.py ...")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with subprocess.Popen([sys.executable, "app.py"], cwd=folder, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True) as app:
+        try:
+            for line in app.stdout:
+                if running := re.search(r"Running on local URL: +(\S+)", line):
+                    say(f"serving {running[1]} (Ctrl-C stops)")
+                else:
+                    sys.stdout.write(line)
+            return app.wait()
+        except KeyboardInterrupt:
+            app.terminate()
+            return 130
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m semrel.publishing.spaces",
+                                     description="Build a metric's Space and serve it on 127.0.0.1.")
+    parser.add_argument("name", choices=metric_names())
+    parser.add_argument("--out", type=Path, default=Path("build/hub"), help="hub folder (default build/hub)")
+    args = parser.parse_args(argv)
+    try:
+        return serve(args.name, args.out)
+    except (SpaceError, OSError) as exc:
+        sys.stderr.write(f"{parser.prog}: error: {str(exc).splitlines()[0]}\n")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -4,9 +4,10 @@
   redistributing its rows: a README whose YAML keeps the built card's metadata (licence,
   languages, tasks, size) but no ``configs``/``dataset_info`` (there is no data to point at), the
   built card's body and plots, and build-it-yourself instructions;
-- models: ``build/hub/models/<name>/`` is a run folder of a model trained on a semrel dataset,
-  whose card gets ``datasets: [<namespace>/<id>]`` -- the dataset repo the same namespace
-  publishes -- which ``semrel fit`` cannot know when it writes the card.
+- models: ``build/hub/models/<name>/`` is what a run folder sends: its files less the gold labels
+  of data that may not be redistributed and less the run's local path, with a card naming
+  ``datasets: [<namespace>/<id>]`` -- the dataset repo the same namespace publishes -- which
+  ``semrel fit`` cannot know when it writes the card (see :func:`stage_model`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -26,6 +28,8 @@ from .export import card_metadata
 
 DATA_KEYS = ("configs", "dataset_info")
 RUN_METRICS = "metrics.json"  # where `semrel fit` records the data ("<id>/<config>")
+PREDICTIONS = "eval_predictions.json"  # its scores on the evaluated split, with the gold labels
+SNIPPET_PATH = re.compile(r'^path = "[^"\n]*"  # the folder of this model$', re.M)  # trainers.card
 
 
 def stage_card_only(dataset_id: str, built: Path, dest: Path) -> Path:
@@ -73,27 +77,92 @@ def _build_yourself(spec) -> str:
             f"semrel:\n\n```bash\n{build_recipe(spec.dataset_id)}\n```\n{needs}")
 
 
+def run_data(folder: Path) -> str | None:
+    """What a model folder was trained on, as its ``metrics.json`` records it (``data``:
+    ``"<id>/<config>"``, a Hub id or a folder), else its ``eval_predictions.json``'s."""
+    for name in (RUN_METRICS, PREDICTIONS):
+        path = Path(folder) / name
+        try:
+            data = json.loads(path.read_text(encoding="utf-8")).get("data") if path.is_file() else None
+        except (ValueError, AttributeError):  # not JSON, or not an object: the guard reports it
+            data = None
+        if isinstance(data, str) and data:
+            return data
+    return None
+
+
 def trained_on(folder: Path) -> str | None:
-    """The semrel dataset id a model folder was trained on (its ``metrics.json`` ``data``,
-    ``"<id>/<config>"``), or None for other folders and data."""
-    metrics = Path(folder) / RUN_METRICS
-    if not metrics.is_file():
-        return None
-    return registered_id(json.loads(metrics.read_text()).get("data"))
+    """The semrel dataset id a model folder was trained on (see :func:`run_data`), or None for
+    other folders and data."""
+    data = run_data(folder)
+    return registered_id(data) if data else None
 
 
-def stage_model(folder: Path, dest: Path, dataset_repo: str, ignore: tuple[str, ...]) -> Path:
-    """The model repo folder of a run trained on a semrel dataset whose card names no dataset:
-    the run's files (hard links where the file system allows, else copies; ``ignore`` patterns,
-    e.g. checkpoints, stay out) with ``datasets: [<dataset_repo>]`` (``<namespace>/<id>``, see
-    :func:`trained_on`) added to the card. The run folder itself is not changed."""
+def labels_may_go(data: str | None) -> bool:
+    """Whether gold labels of ``data`` may leave with a model: only those of a semrel dataset
+    whose licence allows redistributing it (never those of a folder or other data we cannot judge)."""
+    dataset_id = registered_id(data) if data else None
+    return bool(dataset_id) and get_spec(dataset_id).redistributable
+
+
+def stage_model(folder: Path, dest: Path, ignore: tuple[str, ...], *, repo_id: str | None = None,
+                dataset_repo: str | None = None) -> dict[str, str]:
+    """The model repo folder ``dest`` of the run folder ``folder``: its files (hard links where the
+    file system allows, else copies; ``ignore`` patterns, e.g. checkpoints, stay out), with
+
+    - ``eval_predictions.json`` without its ``labels`` (the gold references) unless the data may
+      be redistributed (:func:`labels_may_go`): the predictions go, the references stay;
+    - ``metrics.json`` without ``output_dir`` (the run's path on this machine);
+    - the card naming ``datasets: [<dataset_repo>]`` when it names none (``<namespace>/<id>``,
+      see :func:`trained_on`), and its usage snippet loading ``repo_id`` instead of the folder.
+
+    Returns what was changed, by file. The run folder itself is not changed."""
     names = (pattern.removesuffix("/*") for pattern in ignore)  # "checkpoints/*": the folder
     _linked_copy(folder, dest, ignore=shutil.ignore_patterns(*names))
-    card = ModelCard.load(dest / "README.md")
-    card.data.datasets = [dataset_repo]
-    (dest / "README.md").unlink()  # a hard link to the run's card: write a new file instead
-    card.save(dest / "README.md")
-    return dest
+    changed, data = {}, run_data(folder)
+    predictions = dest / PREDICTIONS
+    if predictions.is_file() and not labels_may_go(data):
+        record = _json_object(predictions)
+        if record is not None and "labels" in record:
+            del record["labels"]
+            _rewrite(predictions, json.dumps(record))
+            changed[PREDICTIONS] = (f"ids and predictions; the gold labels of {data or 'its data'} "
+                                    "stay here (the data may not be redistributed)")
+    metrics = dest / RUN_METRICS
+    record = _json_object(metrics) if metrics.is_file() else None
+    if record is not None and "output_dir" in record:
+        del record["output_dir"]
+        _rewrite(metrics, json.dumps(record, indent=2))
+        changed[RUN_METRICS] = "without output_dir (the run's path on this machine)"
+    if (dest / "README.md").is_file():
+        card = ModelCard.load(dest / "README.md")
+        notes = []
+        if dataset_repo and not card.data.datasets:
+            card.data.datasets = [dataset_repo]
+            notes.append(f"datasets: [{dataset_repo}]")
+        if repo_id and SNIPPET_PATH.search(card.text):
+            card.text = SNIPPET_PATH.sub(f"from huggingface_hub import snapshot_download\n"
+                                         f'path = snapshot_download("{repo_id}")  # this model, from the Hub',
+                                         card.text, count=1)
+            notes.append(f"its usage snippet loads {repo_id}")
+        if notes:
+            _rewrite(dest / "README.md", str(card))
+            changed["README.md"] = "; ".join(notes)
+    return changed
+
+
+def _json_object(path: Path) -> dict | None:
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):  # the guards report what is in it
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _rewrite(path: Path, text: str) -> None:
+    """Write ``path`` anew (it may be a hard link to the run's file, which must not change)."""
+    path.unlink()
+    path.write_text(text, encoding="utf-8")
 
 
 def stage_space(folder: Path, dest: Path, repo_id: str, endpoint: str) -> Path:

@@ -1,13 +1,21 @@
 """The model card (README.md) written beside every trained model: Hub metadata, metrics, data,
-hyperparameters, training loss, how to load it, citations."""
+hyperparameters, training loss, how to load it, citations.
+
+Metadata is written with huggingface_hub's ``ModelCardData``. No ``model-index`` ever: the Hub
+would show its numbers in a results widget as if checked, and they are self-reported (the
+Metrics section gives them). ``base_model`` only for a packaged starting model (a Hub id). A
+kind that only semrel can load (tri-encoder, conditional bi-encoder) says ``library_name:
+semrel``: with ``transformers`` the Hub would offer ``AutoModel``, which loads the bare encoder and
+silently drops the semrel head. The usage snippet runs as written beside the run folder
+(``path = "<folder>"``); ``semrel push`` points it at the model's Hub repo."""
 
 from __future__ import annotations
 
+import re
+from importlib.metadata import PackageNotFoundError, requires
 from pathlib import Path
 
-from huggingface_hub import EvalResult, ModelCard, ModelCardData
-
-from .selection import card_section
+from huggingface_hub import ModelCard, ModelCardData
 
 SBERT_CITATION = """\
 @inproceedings{reimers-gurevych-2019-sentence,
@@ -41,42 +49,49 @@ def _table(header: tuple[str, str], rows: dict, float_format: str = ".4f") -> st
     return "\n".join(lines)
 
 
-def eval_results(data, result) -> list[EvalResult]:
-    """The run's metrics as Hub ``model-index`` entries; only for data with a Hub dataset id
-    (``data.hub_id``), since ``dataset.type`` must be one."""
-    if not data.hub_id or result.spearman is None:  # no Hub id, or trained without evaluation
-        return []
-    return [EvalResult(task_type="sentence-similarity", dataset_type=data.hub_id,
-                       dataset_name=data.name, dataset_config=data.config or None,
-                       dataset_split=result.eval_split, metric_type=metric, metric_value=value)
-            for metric, value in (("pearsonr", result.pearson), ("spearmanr", result.spearman),
-                                  ("mse", result.mse))]
+PATH_COMMENT = "# the folder of this model"  # `semrel push` puts its Hub repo in this line
 
 
-def usage(model) -> tuple[str, str, str | None, str]:
-    """(library_name, install line, pipeline_tag, code) for loading ``model`` where users do."""
+def requirement(name: str) -> str:
+    """``name`` with the lower bound semrel itself requires (``sentence-transformers>=6.0``), so
+    a card never pins another version than the project's ``pyproject.toml``."""
+    try:
+        lines = requires("semrel") or []
+    except PackageNotFoundError:  # not installed: the bare name
+        lines = []
+    for line in lines:
+        spec = line.partition(";")[0].strip()
+        if re.split(r"[\[<>=!~ ]", spec, maxsplit=1)[0].lower() == name:
+            return re.sub(r"\[[^]]*\]", "", spec).replace(" ", "")
+    return name
+
+
+def usage(model, folder: str = "model") -> tuple[str, str, str | None, str]:
+    """(library_name, install line, pipeline_tag, code) for loading ``model`` where users do;
+    the code runs as written beside the run folder named ``folder``."""
     example = '["A man plays."], ["Someone is playing."]' + (
         ', ["the activity"]' if model.conditional else '')
-    ours = ("from semrel.trainers.models import PairEncoder\n"
-            "model = PairEncoder.from_pretrained(path)\n"
+    path = f'path = "{folder}"  {PATH_COMMENT}\n'
+    install_st = f"pip install '{requirement('sentence-transformers')}'"
+    ours = ("from semrel.trainers.models import PairEncoder\n" + path +
+            "model = PairEncoder.from_pretrained(path)  # not AutoModel: it would drop the semrel head\n"
             f"model.predict({example})\n")
     if model.kind == "cross":
         second = ('"Someone is playing. " + model.tokenizer.sep_token + " the activity"'
                   if model.conditional else '"Someone is playing."')
-        code = ("from sentence_transformers import CrossEncoder\n"
+        code = ("from sentence_transformers import CrossEncoder\n" + path +
                 "model = CrossEncoder(path)  # sigmoid scores on the [0, 1] label scale\n"
                 f"model.predict([(\"A man plays.\", {second})])\n")
-        return "sentence-transformers", "pip install 'sentence-transformers>=5'", \
-            "text-ranking", code
+        return "sentence-transformers", install_st, "text-ranking", code
     if model.kind == "bi" and not model.conditional:
-        code = ("from sentence_transformers import SentenceTransformer\n"
+        code = ("from sentence_transformers import SentenceTransformer\n" + path +
                 "model = SentenceTransformer(path)\n"
                 "a, b = model.encode([\"A man plays.\", \"Someone is playing.\"])\n"
                 "model.similarity(a, b)  # cosine: the score on the [0, 1] label scale\n")
-        return "sentence-transformers", "pip install 'sentence-transformers>=5'", \
-            "sentence-similarity", code
-    # conditional bi-encoder, tri-encoder: their conditioning is semrel code
-    return "transformers", SEMREL_INSTALL, "sentence-similarity", ours
+        return "sentence-transformers", install_st, "sentence-similarity", code
+    # conditional bi-encoder, tri-encoder: their conditioning is semrel code, so not `transformers`
+    # (the Hub would offer AutoModel, which loads the bare encoder without the semrel head)
+    return "semrel", SEMREL_INSTALL, "sentence-similarity", ours
 
 
 def write_model_card(output_dir: Path, *, model, data, options: dict, result, log_history,
@@ -84,7 +99,7 @@ def write_model_card(output_dir: Path, *, model, data, options: dict, result, lo
     """Write ``output_dir/README.md`` for a run of :func:`trainers.training.fit`; ``options``
     as the run records them (:func:`~trainers.arguments.recorded_options`); ``base_model`` is
     (Hub id, licence) of the starting transformer when known."""
-    library, install, pipeline_tag, code = usage(model)
+    library, install, pipeline_tag, code = usage(model, Path(output_dir).name)
     card_data = ModelCardData(
         library_name=library,
         base_model=base_model[0] if base_model else None,
@@ -97,7 +112,6 @@ def write_model_card(output_dir: Path, *, model, data, options: dict, result, lo
               *(["conditional"] if model.conditional else [])],
         metrics=["pearsonr", "spearmanr", "mse"],
         model_name=f"{model.kind}-encoder fine-tuned on {data.name}",
-        eval_results=eval_results(data, result) or None,
     )
     losses = {f"{e['epoch']:.2f}": e["loss"] for e in log_history if "loss" in e}
     per_source = (f"\n\nSpearman per source ({result.eval_split} split):\n\n"
@@ -114,7 +128,7 @@ def write_model_card(output_dir: Path, *, model, data, options: dict, result, lo
     semrel_id = registered_id(data.name)
     hub_note = ("" if data.hub_id else
                 f"\n- `{data.name}` has no Hub dataset id (it is built locally by semrel), so this "
-                "card lists no `datasets:` and no `model-index`; the metrics are below"
+                "card lists no `datasets:`"
                 + (f". `semrel push --namespace NS --model DIR` adds `datasets: "
                    f"[NS/{semrel_id}]`, the dataset repo that namespace publishes" if semrel_id
                    else ""))
@@ -140,7 +154,7 @@ Trained with `semrel` (semrel) on the `train` split, objective `{options['object
 
 ## Metrics
 
-{metrics}{per_source}{card_section(getattr(result, 'selection', {}))}
+{metrics}{per_source}
 
 ## Data
 
