@@ -369,3 +369,34 @@ def test_export_loads_every_config_with_stock_load_dataset(mirror, cache_dir, tm
         assert hub["test"]["pair_id"] == ref["test"]["pair_id"], config
     eng = datasets.load_dataset(str(result.folder), "eng", cache_dir=str(tmp_path / "hf"))
     assert eng["train"][0]["str_2021_pair_id"] and eng["test"][0]["score"] is None
+
+
+def test_results_json_holds_the_rescoring_figures(rescored):
+    import json
+
+    from project import REPO
+
+    figures = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))
+    for lang, r in rescored.items():
+        f = figures["semrel_2024_bws"]["rescoring"][lang]
+        assert (f["items"], f["published"], f["matched_exact_key"], f["matched"], f["items_mapped"],
+                f["within_rounding"], f["unmatched"]) == (r.n_items, r.n_published, r.n_exact,
+                                                          len(r.pair_ids), r.items_mapped,
+                                                          r.within_rounding, len(r.unmatched))
+        assert f["spearman"] == round(r.spearman, 4) and f["max_abs_diff"] == round(float(np.abs(r.diff).max()), 3)
+
+
+@pytest.mark.slow
+def test_results_json_holds_the_split_half_figures(mirror):
+    import json
+
+    from project import REPO
+
+    figures = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))["semrel_2024_bws"]
+    for lang in ("arb", "arq"):
+        for identity in (POOLED, READER):
+            s = reliability(lang, identity, trials=figures["split_half"]["trials"],
+                            seed=figures["split_half"]["seed"], mirror=mirror)
+            f = figures["split_half"][lang][identity]
+            assert (f["items"], f["spearman"], f["spearman_brown"]) == (
+                s.n_items, round(s.spearman, 3), round(s.corrected_spearman, 3))
