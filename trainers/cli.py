@@ -185,12 +185,14 @@ def _model(name: str) -> str:
 
 def _check_paths(args) -> None:
     """Every folder or file argument of the command, before anything is loaded or trained
-    (:mod:`~trainers.folders`): the models read (``--model``, ``--member``, ``--cv-dir``),
-    then the places written (``--output``, ``--cache-dir``)."""
+    (:mod:`~trainers.folders`): the models read (``--model``, ``--resume``, ``--member``,
+    ``--cv-dir``), then the places written (``--output``, ``--cache-dir``)."""
     from . import folders
 
     if args.command in ("fit", "cv") and args.model is not None:
         folders.check_transformer_folder(_model(args.model), "name_or_path")
+    if getattr(args, "resume", None) not in (None, "last"):
+        folders.check_checkpoint_folder(args.resume, "resume_from_checkpoint")
     if args.command == "predict":
         folders.check_run_folder(args.model, "model_path")
         folders.check_output_file(args.output, "path")

@@ -291,6 +291,9 @@ def _member_facts(path: Path) -> dict:
     if not (config.is_file() and metrics.is_file()):
         raise FileNotFoundError(f"ensemble member {path}: not a model folder written by "
                                 f"`semrel fit` (needs {CONFIG_NAME} and metrics.json)")
+    from .folders import check_encoder_folder  # whole: config, weights, kind, metrics
+
+    check_encoder_folder(path, "members", written_by_fit=True)
     options, result = json.loads(config.read_text()), json.loads(metrics.read_text())
     return {"encoder": options["kind"], "conditional": options.get("conditional", False),
             "data": result.get("data"), "score_range": tuple(result.get("score_range") or ())}

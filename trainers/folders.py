@@ -36,6 +36,7 @@ METRICS = "metrics.json"
 PREDICTIONS = "eval_predictions.json"  # trainers.ensemble.PREDICTIONS_FILE
 SAFETENSORS, SAFETENSORS_INDEX = "model.safetensors", "model.safetensors.index.json"
 TORCH_WEIGHTS = "pytorch_model.bin"
+TRAINER_STATE = "trainer_state.json"
 
 
 def read_json_object(file: Path, parameter: str, value, name: str | None = None) -> dict:
@@ -169,6 +170,19 @@ def recorded_score_range(path) -> tuple[tuple[float, float], str] | None:
                 raise ParameterError("model_path", str(path), f"{name} records score_range "
                                      f"{recorded!r}, not two numbers lo < hi") from None
     return None
+
+
+def check_checkpoint_folder(path, parameter: str = "resume_from_checkpoint") -> Path:
+    """``path`` as a complete Trainer checkpoint to resume from: ``trainer_state.json`` (which
+    transformers writes last) a JSON object, its weights whole where they are safetensors."""
+    folder = _folder(path, parameter, "checkpoint folder")
+    if not (folder / TRAINER_STATE).is_file():
+        raise ParameterError(parameter, str(path), f"is not a complete checkpoint (no "
+                             f"{TRAINER_STATE})")
+    read_json_object(folder / TRAINER_STATE, parameter, str(path))
+    if (folder / SAFETENSORS).is_file():
+        _whole_safetensors(folder / SAFETENSORS, parameter, str(path))
+    return folder
 
 
 def check_cv_folder(path, parameter: str = "cv_dirs") -> Path:

@@ -104,6 +104,11 @@ def paths(tmp_path_factory, mirror, cache_dir):
     (p["cv-corrupt"] / "cv-fold-1" / "eval_predictions.json").write_text('{"data": "toy", "spl')
     p["cv-empty"] = root / "cv-empty"
     p["cv-empty"].mkdir()
+    p["checkpoint-torn"] = root / "checkpoint-torn"  # transformers writes trainer_state.json last
+    p["checkpoint-torn"].mkdir()
+    (p["checkpoint-torn"] / "trainer_state.json").write_text('{"global_step": 1}')
+    shutil.copy(base / "model.safetensors", p["checkpoint-torn"])
+    _truncate(p["checkpoint-torn"] / "model.safetensors")
     p.update(tmp=root, mirror=mirror, cache=cache_dir)
     return p
 
@@ -139,6 +144,15 @@ RUN_FAULTS = {**BASE_FAULTS,
 CASES = [  # (case id, argv, the one line on stderr after "semrel COMMAND: error: ")
     *[(f"fit --model {f}", [*FIT, "--model", f"{{base-{f}}}", "--output", "{tmp}/o"],
        f"--model {{base-{f}}}: {m}") for f, m in BASE_FAULTS.items()],
+    *[(f"fit --resume {f}", [*FIT, "--model", "{base}", "--output", "{tmp}/o", "--resume", where],
+       f"--resume {where}: {m}") for f, where, m in (
+          ("missing", "{tmp}/nope", "no such checkpoint folder"),
+          ("empty", "{cv-empty}", "is an empty folder, not a checkpoint folder"),
+          ("a file", "{file}", "is a file, not a checkpoint folder"),
+          ("no trainer state", "{base}", "is not a complete checkpoint (no trainer_state.json)"),
+          ("truncated weights", "{checkpoint-torn}", "model.safetensors is not a whole "
+           "safetensors file (truncated or corrupt: incomplete metadata, file not fully "
+           "covered)"))],
     *[(f"cv --model {f}", [*CV, "--model", f"{{base-{f}}}", "--output", "{tmp}/o"],
        f"--model {{base-{f}}}: {m}") for f, m in BASE_FAULTS.items()],
     *[(f"cv --member {f}", [*CV, "--member", f"bi@{{base-{f}}}", "--output", "{tmp}/o"],
@@ -249,9 +263,9 @@ def test_every_path_argument_of_the_parsers_is_in_the_sweep():
     swept = {(c[1][0], a) for c in CASES for a in c[1] if a.startswith("--")}
     for command in ("fit", "cv", "predict", "ensemble"):
         flags = {o for a in commands[command]._actions for o in a.option_strings}
-        paths = flags & {"--output", "--model", "--member", "--cv-dir", "--cache-dir"}
-        assert paths == flags & {"--output", "--model", "--member", "--cv-dir", "--cache-dir",
-                                 "--output-dir", "--submission"}
+        swept_flags = {"--output", "--model", "--member", "--cv-dir", "--cache-dir", "--resume"}
+        paths = flags & swept_flags
+        assert paths == flags & (swept_flags | {"--output-dir", "--submission"})
         assert {(command, f) for f in paths} <= swept, command
 
 
@@ -328,3 +342,26 @@ def test_the_installed_command_answers_in_one_line(no_metrics, case):
                           text=True, env=ENV, timeout=300)
     assert done.returncode == 2
     assert done.stderr == f"semrel {argv[0]}: error: {_fill(line, no_metrics)}\n"
+
+
+def test_the_python_api_refuses_the_same_folders(paths):
+    """``Ensemble.build``, ``PairEncoder.from_pretrained`` and ``predict`` check as the CLI does,
+    naming their own parameters."""
+    from semrel.trainers.ensemble import Ensemble
+    from semrel.trainers.models import PairEncoder
+    from semrel.trainers.options import ParameterError
+    from semrel.trainers.training import load_pairs, predict
+
+    with pytest.raises(ParameterError, match=r"^members='.*no-weights': holds no weights"):
+        Ensemble.build([paths["run"], paths["run-no-weights"]])
+    with pytest.raises(ParameterError, match=r"^path='.*no-kind': semrel_encoder.json has no "
+                                             r"'kind'; it must be one of cross, bi, tri$"):
+        PairEncoder.from_pretrained(paths["run-no-kind"])
+    data = load_pairs(str(paths["data"]), score_range=(0, 5))
+    with pytest.raises(ParameterError, match=r"^model_path='.*truncated-weights': "
+                                             r"model.safetensors is not a whole"):
+        predict(paths["run-truncated-weights"], data)
+    with pytest.raises(ParameterError, match=r"^model_path='.*run': was trained on scores in "
+                                             r"\[0.0, 1.0\] \(its metrics.json\), but .*data is "
+                                             r"on \[0.0, 5.0\]"):
+        predict(paths["run"], data)
