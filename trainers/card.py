@@ -17,6 +17,8 @@ from pathlib import Path
 
 from huggingface_hub import ModelCard, ModelCardData
 
+from .selection import card_section
+
 SBERT_CITATION = """\
 @inproceedings{reimers-gurevych-2019-sentence,
   title = {Sentence-{BERT}: Sentence Embeddings using {S}iamese {BERT}-Networks},
@@ -154,7 +156,7 @@ Trained with `semrel` (semrel) on the `train` split, objective `{options['object
 
 ## Metrics
 
-{metrics}{per_source}
+{metrics}{per_source}{card_section(getattr(result, 'selection', {}))}
 
 ## Data
 

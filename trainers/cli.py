@@ -28,7 +28,7 @@ from semrel.cli import UsageError, add_command
 from .options import OPTIONS, ParameterError, check_arguments, check_score_range
 from .selection import SELECTION_FLAGS, add_selection_args, selection_values
 
-ENSEMBLE_METHODS = ("rank", "stack")  # trainers.ensemble.METHODS (not imported: no torch here)
+ENSEMBLE_METHODS = ("rank", "stack", "ridge", "gbm")  # trainers.ensemble.METHODS (no torch here)
 FLAGS = {o.argument: o.flag for o in OPTIONS} | {  # Python API parameter -> the flag setting it
     "save_steps": "--save-steps", "output_dir": "--output", "overwrite": "--overwrite",
     "resume_from_checkpoint": "--resume", "dataset": "--dataset", "config": "--config",
@@ -39,7 +39,8 @@ FLAGS = {o.argument: o.flag for o in OPTIONS} | {  # Python API parameter -> the
 }
 FLAGS |= SELECTION_FLAGS  # --eval-dataset and the flags that go with it
 COMMAND_FLAGS = {"ensemble": {"members": "--member", "method": "--method",
-                              "weights": "--weights", "cv_dirs": "--cv-dir", "path": "--output"},
+                              "weights": "--weights", "cv_dirs": "--cv-dir", "path": "--output",
+                              "features": "--features"},
                  "predict": {"path": "--output"}}
 
 
@@ -104,7 +105,10 @@ def register(commands) -> None:
     p_ens.add_argument("--member", action="append", required=True, metavar="DIR",
                        help="a model folder written by fit (repeat)")
     p_ens.add_argument("--method", choices=ENSEMBLE_METHODS, default="rank",
-                       help="rank average, or linear stack fit on the members' CV predictions")
+                       help="rank average, linear stack fit on the members' CV predictions, or a "
+                            "learned stack (ridge, gbm) fit on their CV or dev predictions")
+    p_ens.add_argument("--features", nargs="+", choices=("dice",), default=(),
+                       help="ridge/gbm: lexical features of the pairs beside the members' scores")
     p_ens.add_argument("--weights", type=float, nargs="+", help="rank: one weight per member")
     p_ens.add_argument("--cv-dir", action="append", metavar="DIR",
                        help="each member's CV folder (same order), whose out-of-fold "
@@ -300,7 +304,8 @@ def _run(args: argparse.Namespace) -> int:
         from .ensemble import Ensemble
 
         path = Ensemble.build(args.member, args.method, weights=args.weights,
-                              cv_dirs=args.cv_dir).save(args.output)
+                              cv_dirs=args.cv_dir, features=tuple(args.features)
+                              ).save(args.output)
         print(f"ensemble of {len(args.member)} members ({args.method}) -> {path}")
         return 0
     if args.score_range is not None:  # the checks that need no torch come first

@@ -36,11 +36,12 @@ from semrel.dataset_scripts.folders import replaced_whole
 
 from .models import CONFIG_NAME, PairEncoder
 from .options import ParameterError
+from .stacking import LEARNERS, LearnedStack, build_learned_stack
 
 PREDICTIONS_FILE = "eval_predictions.json"
 ENSEMBLE_FILE = "semrel_ensemble.json"
 MEMBERS_DIR = "members"
-METHODS = ("rank", "stack")
+METHODS = ("rank", "stack", *LEARNERS)  # ridge, gbm: a learned stack (trainers.stacking)
 
 
 @dataclass(frozen=True)
@@ -59,11 +60,12 @@ class RunPredictions:
     sources: list | None = None
 
 
-def load_run(path: str | os.PathLike) -> RunPredictions:
-    """The ``eval_predictions.json`` of a run folder; ``FileNotFoundError`` naming the folder."""
-    file = Path(path) / PREDICTIONS_FILE
+def load_run(path: str | os.PathLike, name: str = PREDICTIONS_FILE) -> RunPredictions:
+    """The ``eval_predictions.json`` (or ``name``: ``selection_predictions.json``, the dev
+    predictions) of a run folder; ``FileNotFoundError`` naming the folder."""
+    file = Path(path) / name
     if not file.is_file():
-        raise FileNotFoundError(f"{path}: no {PREDICTIONS_FILE} (not a run folder written by "
+        raise FileNotFoundError(f"{path}: no {name} (not a run folder written by "
                                 "`semrel fit`/`cv`)")
     raw = json.loads(file.read_text())
     return RunPredictions(path=str(path), data=raw["data"], split=raw["split"],
@@ -312,14 +314,18 @@ class Ensemble:
     weights: tuple[float, ...] | None = None
     stack: StackResult | None = None
     reference: tuple[tuple[float, ...], ...] | None = None
+    learned: LearnedStack | None = None  # methods ridge, gbm
 
     @classmethod
     def build(cls, members: list[str | os.PathLike], method: str = "rank", *, weights=None,
-              cv_dirs: list[str | os.PathLike] | None = None) -> Ensemble:
+              cv_dirs: list[str | os.PathLike] | None = None, features=()) -> Ensemble:
         """Check that the members can be combined (same score range and conditioning). With
         ``cv_dirs`` (one CV folder per member, same order) their out-of-fold predictions fit the
         stack or are the rank references; a rank average without them ranks against each
-        member's own held-out predictions (its ``eval_predictions.json``)."""
+        member's own held-out predictions (its ``eval_predictions.json``). ``ridge`` and
+        ``gbm`` fit a learned stack (:func:`~trainers.stacking.build_learned_stack`, with the
+        lexical ``features``) on the CVs' out-of-fold predictions or, without ``cv_dirs``, on the
+        members' dev predictions."""
         if method not in METHODS:
             raise ParameterError("method", method, f"must be one of {METHODS}")
         paths = [Path(m) for m in members]
@@ -331,6 +337,11 @@ class Ensemble:
                 if fact[key] != facts[0][key]:
                     raise ValueError(f"ensemble member {path}: its {key.replace('_', ' ')} "
                                      f"{fact[key]} differs from {paths[0]}'s {facts[0][key]}")
+        if method in LEARNERS:
+            return cls(tuple(str(p.resolve()) for p in paths), method,
+                       tuple(facts[0]["score_range"]), facts[0]["conditional"],
+                       learned=build_learned_stack(paths, method, cv_dirs=cv_dirs,
+                                                   features=features))
         oof = None
         if cv_dirs:
             if len(cv_dirs) != len(paths):
@@ -369,8 +380,15 @@ class Ensemble:
             raise ValueError("this ensemble's members are conditional: give a condition column")
         columns = [encoder.predict(sentence1, sentence2, condition, batch_size=batch_size)
                    for encoder in self.encoders]
+        if self.learned is not None:
+            return self.learned.predict(np.column_stack(columns), sentence1, sentence2)
         return combine(self.method, np.column_stack(columns), weights=self.weights,
                        stack=self.stack, reference=self.reference)
+
+    def check_scored(self, data: str, split: str, ids) -> None:
+        """A learned stack refuses the rows it was fit on (others score anything)."""
+        if self.learned is not None:
+            self.learned.check_scored(data, split, ids)
 
     @cached_property
     def encoders(self) -> list[PairEncoder]:
@@ -402,6 +420,8 @@ class Ensemble:
                        "n_rows": self.stack.n_rows},
                    "reference": None if self.reference is None else [list(r) for r in
                                                                       self.reference]}
+            if self.learned is not None:  # ridge, gbm (rank/stack folders as before)
+                raw["learned"] = self.learned.to_json()
             (staging / ENSEMBLE_FILE).write_text(json.dumps(raw, indent=1))
             (staging / "README.md").write_text(saved.card(staging))
         return path
@@ -411,17 +431,26 @@ class Ensemble:
         """An ensemble folder written by :meth:`save`; member paths resolve inside it."""
         path = Path(path)
         raw = json.loads((path / ENSEMBLE_FILE).read_text())
-        stack, reference = raw.get("stack"), raw.get("reference")
+        stack, reference, learned = raw.get("stack"), raw.get("reference"), raw.get("learned")
         return cls(tuple(str((path / m).resolve()) for m in raw["members"]), raw["method"],
                    tuple(raw["score_range"]), raw["conditional"],
                    None if raw["weights"] is None else tuple(raw["weights"]),
                    None if stack is None else StackResult(tuple(stack["weights"]),
                                                           stack["intercept"], stack["n_rows"]),
-                   None if reference is None else tuple(tuple(r) for r in reference))
+                   None if reference is None else tuple(tuple(r) for r in reference),
+                   None if learned is None else LearnedStack.from_json(learned))
 
     def card(self, base: Path) -> str:
         """The model card; ``base`` is the folder the (relative) member paths are in."""
-        if self.method == "stack":
+        if self.learned is not None:
+            fit = ", ".join(f"{p['data']}/{p['split']}" for p in self.learned.fit_on)
+            extra = f" and {', '.join(self.learned.features)}" if self.learned.features else ""
+            weights = (tuple(self.learned.state["coef"][:len(self.members)])
+                       if self.method == "ridge" else (float("nan"),) * len(self.members))
+            how = (f"learned stack ({self.method}) of the members' scores{extra}, fit on "
+                   f"{self.learned.n_rows} predictions of pairs the members never trained on "
+                   f"({fit}); scoring those rows with it is refused (weight: ridge coefficient)")
+        elif self.method == "stack":
             weights = self.stack.weights
             how = (f"linear stack `{self.stack.intercept:+.4f} + Σ w·score`, weights fit by "
                    f"non-negative least squares on {self.stack.n_rows} out-of-fold predictions")

@@ -171,8 +171,8 @@ def selection_record(state, dev: DevSplit, args) -> dict:
 
 def write_dev_predictions(output_dir: Path, dev: DevSplit, predictions, labels, model) -> Path:
     """The kept model's dev predictions (:data:`SELECTION_FILE`), in the format of
-    ``eval_predictions.json`` (:func:`trainers.ensemble.load_run` reads both): what a learned
-    stack may be fit on."""
+    ``eval_predictions.json`` (:func:`trainers.ensemble.load_run` reads both) plus the pairs'
+    sentences (for a stack's lexical features): what a learned stack may be fit on."""
     rows = dev.rows
     ids = list(rows["pair_id"]) if "pair_id" in rows.column_names else list(range(len(rows)))
     path = Path(output_dir) / SELECTION_FILE
@@ -180,7 +180,8 @@ def write_dev_predictions(output_dir: Path, dev: DevSplit, predictions, labels, 
         "data": dev.data.name, "split": dev.split, "score_range": list(dev.data.score_range),
         "encoder": model.kind, "conditional": model.conditional, "ids": ids,
         "predictions": [float(p) for p in predictions], "labels": [float(y) for y in labels],
-        "sources": list(rows["source"]) if "source" in rows.column_names else None}))
+        "sources": list(rows["source"]) if "source" in rows.column_names else None,
+        "sentence1": list(rows["sentence1"]), "sentence2": list(rows["sentence2"])}))
     return path
 
 

@@ -31,6 +31,7 @@ from .folders import check_run_folder, recorded_score_range, write_text_whole
 from .models import PairEncoder, build_model
 from .options import OPTIONS, MissingPathError, ParameterError, check_score_range
 from .selection import DevSplit, check_selection, selection_record, write_dev_predictions
+from .stacking import ID_COLUMNS
 from .trainer import EpochClock, PairTrainer, SimilarityResult, similarity_scores
 
 FAMILIES = {"cv": "cv-fold-", "lodo": "lodo-"}
@@ -546,6 +547,9 @@ def predict(model_path, data: PairData, split: str = "test", *,
                              f"{', '.join(data.splits)}")
     if (Path(model_path) / ENSEMBLE_FILE).is_file():
         model = Ensemble.load(model_path)
+        scored = data.splits[split]  # a learned stack refuses the rows it was fit on
+        model.check_scored(data.name, split, [i for c in ID_COLUMNS if c in scored.column_names
+                                              for i in scored[c]])
     else:
         model = PairEncoder.from_pretrained(model_path)
     rows = prepare_pairs(data.splits[split], data.score_range, where=f"{data.name}/{split}",

@@ -1,0 +1,241 @@
+"""A learned stack over ensemble members: a second-level regressor of the gold score on the
+members' scores (and, optionally, the pair's lexical overlap), fit on predictions the members made
+of pairs they never trained on -- their CVs' out-of-fold predictions or their dev predictions
+(``selection_predictions.json``) -- and never scored on those rows.
+
+    ŝ = g(p_1(x), ..., p_k(x)[, dice(x)])
+
+* ``ridge``: g linear, ``b + Σ w_m p_m`` (weights of any sign), L2 penalty chosen by
+  leave-one-out CV (``sklearn.linear_model.RidgeCV``); stored as numbers.
+* ``gbm``: g a gradient-boosted tree ensemble (``xgboost``, Friedman 2001 "Greedy function
+  approximation"; Chen & Guestrin 2016), stored as xgboost's JSON model. The SemEval-2024 Task 1
+  English winner stacked fine-tuned encoders and Dice this way (XGBoost).
+
+Stacking: Wolpert 1992 "Stacked generalization"; Breiman 1996 "Stacked regressions". The rows a
+stack was fit on are recorded (data, split, pair ids); scoring it on any of them is refused
+(:meth:`LearnedStack.check_scored`), as is stacking members trained on different data. Needs
+``scikit-learn`` (``ridge``) or ``xgboost`` (``gbm``): the ``train`` extra.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .options import ParameterError
+
+LEARNERS = ("ridge", "gbm")
+FEATURES = ("dice",)  # lexical features beside the members' scores
+RIDGE_ALPHAS = tuple(float(a) for a in np.logspace(-3, 2, 11))
+GBM_PARAMS = {"n_estimators": 300, "max_depth": 3, "learning_rate": 0.03, "subsample": 0.8,
+              "min_child_weight": 5, "n_jobs": 1}
+ID_COLUMNS = ("pair_id", "str_2021_pair_id")  # a pair's ids in the data; any shared one overlaps
+
+
+def _features(scores, sentence1=None, sentence2=None, features=()) -> np.ndarray:
+    """(n, k [+ extra]) float64: the members' scores, then each of ``features`` of the pairs."""
+    matrix = np.asarray(scores, dtype=np.float64)
+    if matrix.ndim != 2 or matrix.shape[0] < 1 or matrix.shape[1] < 1:
+        raise ValueError(f"member scores must be an (n rows, k members) array, got {matrix.shape}")
+    bad = np.argwhere(~np.isfinite(matrix))
+    if bad.size:
+        raise ValueError(f"member {bad[0][1]} has a non-finite score at row {bad[0][0]}")
+    columns = [matrix]
+    for name in features:
+        if name not in FEATURES:
+            raise ParameterError("features", name, f"must be one of {FEATURES}")
+        if sentence1 is None or sentence2 is None:
+            raise ValueError(f"feature {name!r} needs the pairs' sentences")
+        from semrel.metrics.overlap import dice
+
+        column = dice(list(sentence1), list(sentence2))
+        if len(column) != matrix.shape[0]:
+            raise ValueError(f"{len(column)} pairs for {matrix.shape[0]} rows of member scores")
+        columns.append(column[:, None])
+    return np.hstack(columns)
+
+
+@dataclass(frozen=True)
+class LearnedStack:
+    """A fitted stack: ``learner`` (:data:`LEARNERS`), extra ``features``, the fitted ``state``
+    (ridge: ``coef``, ``intercept``, ``alpha``; gbm: xgboost's JSON model) and ``fit_on``: the
+    rows it was fit on, as ``[{"data", "split", "ids"}, ...]`` (one entry per fold or split)."""
+
+    learner: str
+    features: tuple[str, ...]
+    n_members: int
+    state: dict
+    fit_on: list = field(default_factory=list)
+
+    @property
+    def n_rows(self) -> int:
+        return sum(len(part["ids"]) for part in self.fit_on)
+
+    def predict(self, scores, sentence1=None, sentence2=None) -> np.ndarray:
+        """ŝ per row (label scale, never clipped) from the members' scores (n, k)."""
+        x = _features(scores, sentence1, sentence2, self.features)
+        if x.shape[1] != self.n_members + len(self.features):
+            raise ValueError(f"the stack has {self.n_members} members, got scores of "
+                             f"{x.shape[1] - len(self.features)}")
+        if self.learner == "ridge":
+            return float(self.state["intercept"]) + x @ np.asarray(self.state["coef"])
+        import xgboost
+
+        booster = xgboost.Booster()
+        booster.load_model(bytearray(self.state["model"].encode()))
+        return booster.predict(xgboost.DMatrix(x)).astype(np.float64)
+
+    def check_scored(self, data: str, split: str, ids) -> None:
+        """Refuse scoring rows the stack was fit on: the same data and split, or any shared
+        pair id (:data:`ID_COLUMNS`; e.g. SemRel-2024 English train rows name their STR-2021
+        pairs)."""
+        ids = {str(i) for i in ids if i is not None}
+        for part in self.fit_on:
+            same = part["data"] == data and part["split"] == split
+            shared = ids & {str(i) for i in part["ids"]}
+            if same or (shared and part.get("global_ids", True)):
+                what = (f"it is {data}/{split}" if same else
+                        f"{len(shared)} of its pairs (e.g. {sorted(shared)[0]})")
+                raise ParameterError("split", split, f"the learned stack was fit on "
+                                     f"{part['data']}/{part['split']} and {what}: scoring a "
+                                     "stack on its own fit rows measures nothing; score other "
+                                     "data")
+
+    def to_json(self) -> dict:
+        return {"learner": self.learner, "features": list(self.features),
+                "n_members": self.n_members, "state": self.state, "fit_on": self.fit_on}
+
+    @classmethod
+    def from_json(cls, raw: dict) -> LearnedStack:
+        return cls(raw["learner"], tuple(raw["features"]), int(raw["n_members"]), raw["state"],
+                   list(raw["fit_on"]))
+
+
+def fit_learned_stack(scores, labels, *, learner: str = "ridge", fit_on: list,
+                      sentence1=None, sentence2=None, features=(), seed: int = 0) -> LearnedStack:
+    """Fit ``learner`` on the members' out-of-fold or dev ``scores`` (n, k) and gold ``labels``
+    (label scale); ``fit_on`` says which rows these are (:class:`LearnedStack`), and must name
+    them all."""
+    if learner not in LEARNERS:
+        raise ParameterError("learner", learner, f"must be one of {LEARNERS}")
+    x = _features(scores, sentence1, sentence2, tuple(features))
+    y = np.asarray(labels, dtype=np.float64).reshape(-1)
+    if y.shape != (x.shape[0],) or not np.all(np.isfinite(y)):
+        raise ValueError(f"labels must be {x.shape[0]} finite numbers, got shape {y.shape}")
+    if sum(len(part["ids"]) for part in fit_on) != len(y):
+        raise ValueError(f"fit_on names {sum(len(p['ids']) for p in fit_on)} rows, the scores "
+                         f"hold {len(y)}: record every row the stack is fit on")
+    if x.shape[0] < 10:
+        raise ValueError(f"a learned stack needs >= 10 rows to fit on, got {x.shape[0]}")
+    k = np.asarray(scores).shape[1]
+    if learner == "ridge":
+        from sklearn.linear_model import RidgeCV
+
+        model = RidgeCV(alphas=RIDGE_ALPHAS).fit(x, y)
+        state = {"coef": [float(c) for c in model.coef_], "intercept": float(model.intercept_),
+                 "alpha": float(model.alpha_)}
+    else:
+        try:
+            import xgboost
+        except ImportError:
+            raise ImportError("learner 'gbm' needs xgboost: pip install 'xgboost-cpu>=2' (or "
+                              "the train extra)") from None
+        model = xgboost.XGBRegressor(**GBM_PARAMS, random_state=seed).fit(x, y)
+        state = {"model": bytes(model.get_booster().save_raw("json")).decode(),
+                 "params": {**GBM_PARAMS, "random_state": seed}}
+    return LearnedStack(learner, tuple(features), k, state, [dict(part) for part in fit_on])
+
+
+def fit_rows(run) -> dict:
+    """``fit_on`` entry for the rows of one member's predictions (a
+    :class:`~trainers.ensemble.RunPredictions`)."""
+    return {"data": run.data, "split": run.split, "ids": [str(i) for i in run.ids],
+            "global_ids": not all(isinstance(i, int) for i in run.ids)}  # row numbers are local
+
+
+def training_data(paths) -> str:
+    """The data every member was trained on (``metrics.json`` ``data``); members trained on
+    different data (another dataset, config or fold) are a ValueError naming the first."""
+    seen = {}
+    for path in paths:
+        metrics = Path(path) / "metrics.json"
+        if not metrics.is_file():
+            raise FileNotFoundError(f"ensemble member {path}: no metrics.json (not a run folder "
+                                    "written by `semrel fit`)")
+        seen[str(path)] = json.loads(metrics.read_text()).get("data")
+    first, data = next(iter(seen.items()))
+    for path, other in seen.items():
+        if other != data:
+            raise ValueError(f"ensemble member {path} was trained on {other}, {first} on {data}: "
+                             "a learned stack combines members trained on the same data")
+    return data
+
+
+def pair_texts(run, name: str) -> tuple[list[str], list[str]]:
+    """The sentences of the rows a member's predictions (file ``name`` in ``run.path``) score:
+    as the file records them (dev predictions do), else loaded again by the registry data name
+    it records (``dataset/config``), checked against its ids."""
+    from semrel.dataset_scripts.registry import REGISTRY
+
+    from .training import load_pairs
+
+    raw = json.loads((Path(run.path) / name).read_text())
+    if "sentence1" in raw and "sentence2" in raw:
+        return list(raw["sentence1"]), list(raw["sentence2"])
+    dataset, _, config = run.data.rpartition("/")
+    if dataset not in REGISTRY:
+        raise ValueError(f"{run.path}: {name} records no sentences and {run.data} is not a "
+                         "registry dataset to load them from, for the pairs' lexical features")
+    rows = load_pairs(dataset, config).splits[run.split]
+    if [str(i) for i in rows["pair_id"]] != [str(i) for i in run.ids]:
+        raise ValueError(f"{run.path}: the rows of {run.data}/{run.split} are not the ones it "
+                         "scored (pair ids differ)")
+    return list(rows["sentence1"]), list(rows["sentence2"])
+
+
+def build_learned_stack(paths, learner: str, *, cv_dirs=None, features=(), seed: int = 0,
+                        selection_file: str | os.PathLike | None = None) -> LearnedStack:
+    """A stack over the run folders ``paths``: fit on their CVs' out-of-fold predictions
+    (``cv_dirs``, one per member, same folds) or, without them, on each member's dev predictions
+    (``selection_predictions.json``, written by ``fit`` with a dev split). Members trained on
+    different data, or predictions of different rows, are refused."""
+    from .ensemble import PREDICTIONS_FILE, _same_folds, check_same_rows, load_run
+    from .selection import SELECTION_FILE
+
+    training_data(paths)
+    if cv_dirs:
+        members = {}
+        for directory in cv_dirs:
+            folds = sorted(p for p in Path(directory).iterdir() if (p / PREDICTIONS_FILE).is_file())
+            if not folds:
+                raise FileNotFoundError(f"{directory}: no fold runs with {PREDICTIONS_FILE}")
+            members[str(directory)] = {p.name: load_run(p) for p in folds}
+        names, folds = _same_folds(members)
+        for fold in folds:  # per fold, every member trained on that fold's data
+            training_data([Path(n) / fold for n in names])
+        runs = [[members[n][f] for n in names] for f in folds]
+        name = PREDICTIONS_FILE
+    else:
+        name = selection_file or SELECTION_FILE
+        missing = [str(p) for p in paths if not (Path(p) / name).is_file()]
+        if missing:
+            raise ParameterError("cv_dirs", None, f"must be given: ensemble member {missing[0]} "
+                                 f"has no {name} (dev predictions: fit it with a dev split, "
+                                 "--eval-dataset) to fit the stack on")
+        runs = [[load_run(p, name) for p in paths]]
+        check_same_rows(runs[0])
+    scores = np.vstack([np.column_stack([r.predictions for r in part]) for part in runs])
+    labels = np.concatenate([part[0].labels for part in runs])
+    s1, s2 = [], []
+    if features:
+        for part in runs:
+            a, b = pair_texts(part[0], name)
+            s1 += a
+            s2 += b
+    return fit_learned_stack(scores, labels, learner=learner, seed=seed, features=features,
+                             fit_on=[fit_rows(part[0]) for part in runs],
+                             sentence1=s1 or None, sentence2=s2 or None)
