@@ -1,8 +1,8 @@
 """``semrel bws score | reliability | design``: Best-Worst Scaling files, as the NRC Perl scripts.
 
     semrel bws score FILE... [--layout auto|nrc|semeval] [--shr [--trials N]] [--on-invalid raise|omit]
-                             [--csv OUT]
-    semrel bws reliability FILE... [--trials N] [--seed S] [--spearman-brown]
+                             [--method counting|bradley_terry|value] [--csv OUT]
+    semrel bws reliability FILE... [--trials N] [--seed S] [--spearman-brown] [--method ...]
     semrel bws design ITEMS_FILE [--k 4] [--factor 2] [--designs 100] [--seed 0] [--csv OUT]
 
 ``score``: each file on its own, counting scores (#best - #worst) / #appearances per item, and with
@@ -10,7 +10,8 @@
 (``-`` for standard output). ``reliability``: split-half reliability alone (as
 ``split-half-reliability.pl``). ``design``: BWS tuples for the items of a file (one per line), as
 ``generate-BWS-tuples.pl``. A bad file or argument is answered in at most two lines naming file,
-row and rule, exit status 2. Imports numpy only (scipy for reliability).
+row and rule, exit status 2. ``--method`` scores by counting (default), Bradley–Terry or Hollis' Value
+(:mod:`semrel.metrics.bws.scoring`). Imports numpy only (scipy for reliability and bradley_terry).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from semrel.cli import add_command
 
 log = logging.getLogger(__name__)
 LAYOUTS = ("auto", "nrc", "semeval")
+METHODS = ("counting", "bradley_terry", "value")  # semrel.metrics.bws.scoring.METHODS (numpy-free here)
 
 
 def register(commands) -> None:
@@ -61,6 +63,9 @@ def _file_args(parser) -> None:
                              "auto: nrc if the header has BestItem and WorstItem")
     parser.add_argument("--on-invalid", choices=("raise", "omit"), default="raise",
                         help="raise: stop at the first bad row; omit: drop bad rows and count them")
+    parser.add_argument("--method", choices=METHODS, default="counting",
+                        help="scoring: counting (#best - #worst) / #appearances; bradley_terry: tanh(theta / 2) "
+                             "of a penalised Bradley-Terry fit; value: 2v - 1 of Hollis' Value tournament")
 
 
 def _reliability_args(parser) -> None:
@@ -80,19 +85,20 @@ def read(path: Path, layout: str, on_invalid: str):
 
 
 def score(args) -> int:
-    from .counting import bws_counting_scores
+    from .scoring import bws_scores
 
     rows, items = [], []
     for path in args.files:
         layout, ann = read(path, args.layout, args.on_invalid)
-        scores = bws_counting_scores(ann)
-        row = {"file": str(path), "layout": layout, "annotations": scores.n_annotations,
+        scores = bws_scores(ann, method=args.method)
+        row = {"file": str(path), "layout": layout, **_method_column(args),
+               "annotations": scores.n_annotations,
                "omitted": scores.n_skipped, "items": len(scores.items),
                "min": float(scores.score.min()), "max": float(scores.score.max())}
         if args.shr:
             from ..split_half.split_half import split_half_bws  # scipy: only when asked
 
-            shr = split_half_bws(ann, trials=args.trials, seed=args.seed)
+            shr = split_half_bws(ann, trials=args.trials, seed=args.seed, method=args.method)
             row.update(shr_spearman=shr.spearman, shr_pearson=shr.pearson)
         rows.append(row)
         items += [(str(path), i, a, b, w, s, s01) for i, a, b, w, s, s01 in zip(
@@ -110,6 +116,11 @@ def score(args) -> int:
     return 0
 
 
+def _method_column(args) -> dict:
+    """A ``method`` column when scoring is not counting (counting's table stays as it was)."""
+    return {} if args.method == "counting" else {"method": args.method}
+
+
 def print_table(rows: list[dict]) -> None:
     columns = list(rows[0])
     cells = [[f"{v:.4f}" if isinstance(v, float) else str(v) for v in row.values()] for row in rows]
@@ -125,8 +136,10 @@ def reliability(args) -> int:
     rows = []
     for path in args.files:
         layout, ann = read(path, args.layout, args.on_invalid)
-        shr = split_half_bws(ann, trials=args.trials, seed=args.seed, spearman_brown=args.spearman_brown)
-        row = {"file": str(path), "layout": layout, "items": shr.n_items, "omitted": shr.n_skipped,
+        shr = split_half_bws(ann, trials=args.trials, seed=args.seed, spearman_brown=args.spearman_brown,
+                             method=args.method)
+        row = {"file": str(path), "layout": layout, **_method_column(args), "items": shr.n_items,
+               "omitted": shr.n_skipped,
                "trials": args.trials, "spearman": shr.spearman, "spearman_std": shr.spearman_std,
                "pearson": shr.pearson, "pearson_std": shr.pearson_std}
         if args.spearman_brown:

@@ -4,7 +4,7 @@ import datasets
 import evaluate
 
 from semrel.metrics.bws.arrow_input import annotations_from_arrow
-from semrel.metrics.bws.counting import bws_counting_scores
+from semrel.metrics.bws.scoring import bws_scores
 from semrel.metrics.citations import ABDALLA_2023, KIRITCHENKO_MOHAMMAD_2016, KIRITCHENKO_MOHAMMAD_2017
 
 _CITATION = KIRITCHENKO_MOHAMMAD_2016 + KIRITCHENKO_MOHAMMAD_2017 + ABDALLA_2023
@@ -25,6 +25,10 @@ Args:
     choice (str): "item" (default) or "position".
     on_invalid (str): "raise" (default) a DataValidationError naming the first bad row and its
         rule, or "omit" bad rows and count them in n_skipped.
+    method (str): "counting" (default); "bradley_terry": score = tanh(theta / 2), score_01 =
+        sigmoid(theta) of a Bradley-Terry fit (standard normal prior) to the pairs each annotation
+        implies, theta also returned as "strength"; "value": Hollis' (2018) Value tournament,
+        score_01 = v in (0, 1), score = 2v - 1 (seeded). See semrel.metrics.bws.scoring.
 Returns:
     items: item ids, sorted; appearances, n_best, n_worst: counts per item;
     score: (n_best - n_worst) / appearances; score_01: (score + 1) / 2;
@@ -62,9 +66,14 @@ class BwsScores(evaluate.Measurement):
         info.format = "arrow"
         return info
 
-    def _compute(self, tuples, best, worst, choice="item", on_invalid="raise"):
+    def _compute(self, tuples, best, worst, choice="item", on_invalid="raise", method="counting"):
         annotations = annotations_from_arrow(tuples, best, worst, choice=choice, on_invalid=on_invalid)
-        r = bws_counting_scores(annotations)
-        return {"items": r.items.tolist(), "appearances": r.appearances.tolist(), "n_best": r.n_best.tolist(),
-                "n_worst": r.n_worst.tolist(), "score": r.score.tolist(), "score_01": r.score_01.tolist(),
-                "n_annotations": r.n_annotations, "n_skipped": r.n_skipped}
+        r = bws_scores(annotations, method=method)
+        out = {"items": r.items.tolist(), "appearances": r.appearances.tolist(), "n_best": r.n_best.tolist(),
+               "n_worst": r.n_worst.tolist(), "score": r.score.tolist(), "score_01": r.score_01.tolist(),
+               "n_annotations": r.n_annotations, "n_skipped": r.n_skipped}
+        if method != "counting":  # counting's output stays as it was
+            out["method"] = method
+            if r.strength is not None:
+                out["strength"] = r.strength.tolist()
+        return out

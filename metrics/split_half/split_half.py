@@ -32,6 +32,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..bws.counting import Choice, OnInvalid, as_annotations, check_on_invalid, is_empty, tally
+from ..bws.scoring import DEFAULT_ALPHA, DEFAULT_PASSES, check_method
 from ..errors import DataValidationError
 from .halves import layout, random_halves
 from .trialwise import fraction_codes, masked_pearson, ranks_by_sorting, ranks_from_codes
@@ -61,9 +62,12 @@ class SplitHalfResult:
 
 def split_half_bws(tuples, best=None, worst=None, *, trials: int = 1000, seed=DEFAULT_SEED,
                    missing: Missing = "omit", spearman_brown: bool = False, choice: Choice = "item",
-                   on_invalid: OnInvalid = "raise") -> SplitHalfResult:
+                   on_invalid: OnInvalid = "raise", method: str = "counting", alpha: float = DEFAULT_ALPHA,
+                   passes: int = DEFAULT_PASSES) -> SplitHalfResult:
     """SHR of BWS annotations: ``tuples`` (n, k), ``best`` and ``worst`` (n,) as for bws_scores,
-    or an ``Annotations`` object (from ``encode_annotations`` or a reader) alone.
+    or an ``Annotations`` object (from ``encode_annotations`` or a reader) alone. ``method``
+    scores each half (:mod:`semrel.metrics.bws.scoring`; not counting: :mod:`.methods`, and
+    ``missing="omit"`` only).
 
     >>> t = [["a", "b", "c", "d"]] * 4 + [["a", "b", "c", "e"]] * 4
     >>> r = split_half_bws(t, ["a"] * 8, ["d", "c", "d", "d", "e", "e", "c", "e"], trials=10, seed=0)
@@ -72,9 +76,19 @@ def split_half_bws(tuples, best=None, worst=None, *, trials: int = 1000, seed=DE
     """
     if missing not in ("omit", "zero"):
         raise ValueError(f"missing must be 'omit' or 'zero', not {missing!r}")
+    check_method(method)
+    if method != "counting" and missing != "omit":
+        raise ValueError(f"missing={missing!r} is SHR-BWS.pl's counting rule; method={method!r} takes 'omit'")
     ann = as_annotations(tuples, best, worst, choice=choice, on_invalid=on_invalid)
     n_items, k = len(ann.items), ann.tuples.shape[1]
     group = tuple_groups(ann.tuples, n_items)
+    if method != "counting":
+        from .methods import split_half_method
+
+        if trials < 1:
+            raise ValueError(f"trials must be >= 1, got {trials}")
+        rho, r, both = split_half_method(ann, group, method, trials=trials, seed=seed, alpha=alpha, passes=passes)
+        return _summary(rho, r, both, trials, n_items, spearman_brown, ann.n_skipped)
     first = np.unique(group, return_index=True)[1]  # one annotation per tuple gives its items
     n = len(ann.best)
     # net (items, annotations): +1 at the best item, -1 at the worst; two entries per column, built
@@ -228,22 +242,27 @@ def _split_half(numerators, members, group, totals, trials, seed, missing, spear
         rho.append(masked_pearson(ranks_a, ranks_b, valid))
         r.append(masked_pearson(score_a, score_b, valid))
         both.append(valid.sum(axis=1))
-    rho, r = np.concatenate(rho), np.concatenate(r)
+    return _summary(np.concatenate(rho), np.concatenate(r), np.concatenate(both), trials, num_total.shape[1],
+                    spearman_brown, n_skipped)
+
+
+def _summary(rho, r, both, trials, n_items, spearman_brown, n_skipped) -> SplitHalfResult:
+    """Mean and std over the trials whose correlations are defined (a warning names how many are not)."""
     undefined = np.isnan(rho) | np.isnan(r)
     if undefined.all():
         raise DataValidationError(SOURCE, None, "split-half correlation is undefined in every trial",
-                                  f"{num_total.shape[1]} item(s); a correlation needs >= 2 items scored in both "
+                                  f"{n_items} item(s); a correlation needs >= 2 items scored in both "
                                   "halves whose scores are not all equal (constant ratings?)")
     if undefined.any():
         warnings.warn(f"split-half correlation undefined in {int(undefined.sum())} of {trials} trials (fewer "
                       "than 2 items scored in both halves, or constant scores); mean and std over the others",
-                      RuntimeWarning, stacklevel=3)
+                      RuntimeWarning, stacklevel=4)
         rho, r = rho[~undefined], r[~undefined]
     corrected = (lambda x: float(np.mean(2 * x / (1 + x)))) if spearman_brown else (lambda x: None)
     return SplitHalfResult(
         spearman=float(rho.mean()), spearman_std=float(rho.std()), pearson=float(r.mean()),
         pearson_std=float(r.std()), corrected_spearman=corrected(rho), corrected_pearson=corrected(r),
-        n_items=num_total.shape[1], n_items_both=np.concatenate(both), spearman_trials=rho, pearson_trials=r,
+        n_items=n_items, n_items_both=both, spearman_trials=rho, pearson_trials=r,
         n_skipped=n_skipped)
 
 

@@ -30,6 +30,8 @@ Args (config "bws"):
     choice (str): "item" (default) or "position".
     missing (str): "omit" (default) leaves out, per trial, items not scored in both halves;
         "zero" scores them 0 in the half that lacks them, as SHR-BWS.pl does.
+    method (str): how each half scores the items: "counting" (default), "bradley_terry" or
+        "value" (as bws_scores; these two with missing="omit" only).
 Args (config "ratings"):
     items (list of str): the rated item of each row.  ratings (list of float): the rating.
 Args (both):
@@ -82,16 +84,19 @@ class SplitHalfReliability(evaluate.Measurement):
         return info
 
     def _compute(self, trials=1000, seed=DEFAULT_SEED, spearman_brown=False, on_invalid="raise", choice="item",
-                 missing="omit", **columns):
+                 missing="omit", method="counting", **columns):
         # columns: the config's inputs (tuples, best, worst | items, ratings), all required
         if self.config_name == "ratings":
+            if method != "counting":
+                raise ValueError(f"split_half_reliability: method applies to config 'bws' only, not 'ratings' "
+                                 f"(got method={method!r})")
             r = _split_half_ratings(columns["items"], columns["ratings"], trials=trials, seed=seed,
                                     spearman_brown=spearman_brown, on_invalid=on_invalid)
         else:
             annotations = annotations_from_arrow(columns["tuples"], columns["best"], columns["worst"],
                                                  choice=choice, on_invalid=on_invalid)
             r = split_half_bws(annotations, trials=trials, seed=seed, missing=missing,
-                               spearman_brown=spearman_brown)
+                               spearman_brown=spearman_brown, method=method)
         return {"spearman": r.spearman, "spearman_std": r.spearman_std, "pearson": r.pearson,
                 "pearson_std": r.pearson_std, "corrected_spearman": r.corrected_spearman,
                 "corrected_pearson": r.corrected_pearson, "n_items": r.n_items,
