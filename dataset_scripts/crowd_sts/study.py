@@ -115,7 +115,7 @@ def worker_count_table(annotators: pd.DataFrame, names: Sequence[str]) -> pd.Dat
                       "also in authors' list": int((flag & annotators["in_authors_list"]).sum()),
                       "share of labels": float(annotators.loc[flag, "n_annotations"].sum()
                                                / annotators["n_annotations"].sum())}
-    return pd.DataFrame(rows).T
+    return pd.DataFrame.from_dict(rows, orient="index")  # counts stay integers (not 37.000)
 
 
 def flagged_sets(annotators: pd.DataFrame, names: Sequence[str]) -> dict[str, frozenset[str]]:

@@ -1,0 +1,327 @@
+"""Issue 26, publishing: what a model push may carry (no gold labels of data that may not be
+redistributed, no path of this machine), dry run and push agreeing, every path argument of
+`semrel build|verify|push` answered in one line (exit 2), and build faults that keep the previous
+output whole. Fast, in-process; the push of a real run trained on str-2021 is in
+test_publish_model_guard.py (slow)."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from huggingface_hub import ModelCard, RepoCard
+from safetensors.numpy import save_file
+
+from semrel.cli import main
+from semrel.dataset_scripts.crowd_sts.study import worker_count_table
+from semrel.metrics import ROOT as METRICS_ROOT
+from semrel.publishing import guard, report, spaces
+from semrel.publishing.hub_vocabulary import check_card
+from semrel.publishing.staging import stage_model
+
+RUN_DATA = "str-2021/cv-fold-0"
+GOLD = [0.25, 0.5, 0.75]
+
+
+def fake_run(folder: Path, *, data: str = RUN_DATA, license: str | None = None) -> Path:
+    """A run folder laid out as `semrel fit` writes it (weights are 8 floats): a card, metrics.json
+    with the run's path, eval_predictions.json with gold labels, a checkpoint that stays local."""
+    folder.mkdir(parents=True)
+    save_file({"w": np.arange(8, dtype=np.float32)}, str(folder / "model.safetensors"))
+    (folder / "config.json").write_text('{"model_type": "bert"}\n')
+    (folder / "metrics.json").write_text(json.dumps({"output_dir": str(folder), "data": data,
+                                                     "spearman": 0.5}, indent=2))
+    (folder / "eval_predictions.json").write_text(json.dumps({
+        "data": data, "split": "test", "ids": ["STS_1", "STS_2", "STS_3"],
+        "predictions": [0.3, 0.4, 0.9], "labels": GOLD}))
+    (folder / "checkpoints").mkdir()
+    (folder / "checkpoints" / "semrel_run.json").write_text(json.dumps({"model": "/tmp/enc"}))
+    meta = {"language": ["en"], "library_name": "sentence-transformers",
+            "pipeline_tag": "sentence-similarity", "metrics": ["spearmanr"],
+            **({"license": license} if license else {})}
+    card = ModelCard(f"---\n{RepoCard('').data.__class__(**meta).to_yaml()}\n---\n\n# run\n\n```python\n"
+                     f"from sentence_transformers import SentenceTransformer\n"
+                     f'path = "{folder.name}"  # the folder of this model\n'
+                     "model = SentenceTransformer(path)\n```\n")
+    card.save(folder / "README.md")
+    return folder
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(Path(folder).rglob("*")) if p.is_file()}
+
+
+# --- the guards ------------------------------------------------------------------------------
+
+PATH_CASES = [  # (file name, content, the finding or None)
+    ("metrics.json", '{"output_dir": "/tmp/run-7"}', "metrics.json: names a path of this machine "
+                                                    "('/tmp/run-7' at output_dir)"),
+    ("m.json", '{"a": {"b": ["C:\\\\Users\\\\me\\\\run"]}}', "m.json: names a path of this machine "
+                                                         "('C:\\\\Users\\\\me\\\\run' at a.b[0])"),
+    ("escaped.json", '{"dir": "\\/home\\/me\\/x"}', "escaped.json: names a path of this machine "
+                                                  "('/home/me/x' at dir)"),
+    ("key.json", '{"/work/main/x": 1}', "key.json: names a path of this machine ('/work/main/x' at "
+                                        "/work/main/x)"),
+    ("train.log", "epoch 1\nsaved to /root/models/x\n", "train.log:2: names a path of this machine "
+                                                        "('/root/models/x')"),
+    ("README.md", "see https://huggingface.co/data/x and/or the (score - 0) / (1 - 0) scale", None),
+    ("vocab.txt", "/\nhome\n##/\n", None),
+    ("weights.bin", b"\0\0/tmp/x\0", None),  # binary: the model itself
+]
+
+
+@pytest.mark.parametrize("name, content, finding", PATH_CASES, ids=[c[0] for c in PATH_CASES])
+def test_local_path_guard_reads_every_text_and_json_file(tmp_path, name, content, finding):
+    path = tmp_path / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    assert guard.scan_local_paths(tmp_path, [name]) == ([finding] if finding else [])
+
+
+GOLD_CASES = [  # (JSON, findings)
+    ({"predictions": [0.1], "labels": [0.2, 0.3]},
+     ["p.json: holds 2 gold label(s) of str-2021/cv-fold-0 (key 'labels'); a model repo carries "
+      "predictions only, the references stay here"]),
+    ({"per_fold": [{"references": [1, 2, 3]}]}, ["p.json: holds 3 gold label(s) of "
+                                                 "str-2021/cv-fold-0 (key 'per_fold[0].references')"
+                                                 "; a model repo carries predictions only, the "
+                                                 "references stay here"]),
+    ({"Gold": 0.5}, ["p.json: holds 1 gold label(s) of str-2021/cv-fold-0 (key 'Gold'); a model "
+                     "repo carries predictions only, the references stay here"]),
+    ({"labels": ["entailment", "neutral"], "predictions": [0.1]}, []),  # names, not scores
+    ({"ids": ["STS_1"], "predictions": [0.1]}, []),
+]
+
+
+@pytest.mark.parametrize("record, findings", GOLD_CASES)
+def test_gold_label_guard(tmp_path, record, findings):
+    (tmp_path / "p.json").write_text(json.dumps(record))
+    assert guard.scan_gold_labels(tmp_path, ["p.json"], RUN_DATA) == findings
+
+
+def test_staged_model_keeps_predictions_drops_gold_labels_and_local_path(tmp_path):
+    run = fake_run(tmp_path / "run-bi")
+    before = digest(run)
+    changed = stage_model(run, tmp_path / "staged", ("checkpoints/*",), repo_id="ORG/run-bi",
+                          dataset_repo="ORG/str-2021")
+    staged = tmp_path / "staged"
+    assert sorted(changed) == ["README.md", "eval_predictions.json", "metrics.json"]
+    assert json.loads((staged / "eval_predictions.json").read_text()) == {
+        "data": RUN_DATA, "split": "test", "ids": ["STS_1", "STS_2", "STS_3"],
+        "predictions": [0.3, 0.4, 0.9]}
+    assert "output_dir" not in json.loads((staged / "metrics.json").read_text())
+    card = ModelCard.load(staged / "README.md")
+    assert card.data.datasets == ["ORG/str-2021"]
+    assert 'path = snapshot_download("ORG/run-bi")  # this model, from the Hub' in card.text
+    assert not (staged / "checkpoints").exists()
+    files = sorted(p.name for p in staged.iterdir())
+    assert guard.scan_local_paths(staged, files) == []
+    assert guard.scan_gold_labels(staged, files, RUN_DATA) == []
+    assert digest(run) == before  # the run folder is not changed (hard links are rewritten anew)
+
+
+def test_dry_run_and_the_card_check_agree(tmp_path, mirror, capsys):
+    """A staged card the Hub check refuses is refused by the dry run too (no token, no upload)."""
+    run = fake_run(tmp_path / "model")
+    out = tmp_path / "out"
+    assert main(["push", "--namespace", "ORG", "--model", str(run), "--out", str(out),
+                 "--mirror", str(mirror), "--dry-run"]) == 1
+    captured = capsys.readouterr()
+    staged = out / "hub" / "models" / "model" / "README.md"
+    assert check_card(staged, "model") == [f"{staged}: YAML lacks license"]
+    assert "model model: README.md: YAML lacks license" in captured.err
+    listed = [line.split()[0] for line in captured.out.splitlines() if line.startswith("    ")]
+    assert listed == ["README.md", "config.json", "eval_predictions.json", "metrics.json",
+                      "model.safetensors"]
+    assert "eval_predictions.json  (ids and predictions; the gold labels of str-2021/cv-fold-0 stay" \
+        in captured.out
+    fine = fake_run(tmp_path / "licensed", license="apache-2.0")
+    assert main(["push", "--namespace", "ORG", "--model", str(fine), "--out", str(out),
+                 "--mirror", str(mirror), "--dry-run"]) == 0
+    assert check_card(out / "hub" / "models" / "licensed" / "README.md", "model") == []
+    assert capsys.readouterr().out.endswith("dry run: every check passed; nothing was sent\n")
+
+
+def test_a_model_holding_gold_labels_or_a_path_is_refused(tmp_path, mirror, capsys):
+    """What the staging cannot clean (gold labels under another key, a path in another file)
+    refuses the push, naming each file."""
+    run = fake_run(tmp_path / "run", license="apache-2.0")
+    (run / "folds.json").write_text(json.dumps({"references": GOLD}))
+    (run / "notes.txt").write_text("trained in /home/me/runs\n")
+    assert main(["push", "--namespace", "ORG", "--model", str(run), "--out", str(tmp_path / "out"),
+                 "--mirror", str(mirror), "--dry-run"]) == 1
+    err = capsys.readouterr().err
+    assert "model run: notes.txt:1: names a path of this machine ('/home/me/runs')" in err
+    assert "model run: folds.json: holds 3 gold label(s) of str-2021/cv-fold-0 (key 'references')" in err
+
+
+# --- every path argument of build|verify|push: one line, exit 2 ---------------------------------
+
+def _paths(tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "built").mkdir()
+    return {"file": str(tmp_path / "a-file"), "missing": str(tmp_path / "missing"),
+            "under_file": str(tmp_path / "a-file" / "sub"), "out": str(tmp_path / "built")}
+
+
+MIRROR_HINT = " (expected <mirror>/<dataset-id>/<file>)"
+DATA_HINT = " (the folder with the files the authors give you)"
+SWEEP = [  # (id, argv with {placeholders}, the one line after "semrel CMD: error: ")
+    ("build --out file", "build --out {file}", "--out {file}: is a file, not a folder"),
+    ("build --out under a file", "build --out {under_file}", "--out {under_file}: {file} is a file, not a folder"),
+    ("build --out unwritable", "build --out /proc/semrel-out", "--out /proc/semrel-out: cannot write in /proc "
+     "(No such file or directory)"),
+    ("build --out read-only", "build --out {out}/new READONLY", "--out {out}/new: cannot write in {out} "
+                                                               "(Read-only file system)"),
+    ("build --cache-dir file", "build --out {out} --cache-dir {file}", "--cache-dir {file}: is a file, not a folder"),
+    ("build --cache-dir read-only", "build --out {out}/o --cache-dir {out}/c READONLY",
+     "--out {out}/o: cannot write in {out} (Read-only file system)"),
+    ("build --mirror missing", "build --out {out} --mirror {missing}",
+     "--mirror {missing}: no such directory" + MIRROR_HINT),
+    ("build --mirror file", "build --out {out} --mirror {file}",
+     "--mirror {file}: is a file, not a directory" + MIRROR_HINT),
+    ("build --data-dir missing", "build --out {out} --data-dir c-sts={missing}",
+     "--data-dir c-sts={missing}: no such directory" + DATA_HINT),
+    ("build --data-dir file", "build --out {out} --data-dir c-sts={file}", "--data-dir c-sts={file}: is a file, "
+                                                                           "not a folder" + DATA_HINT),
+    ("verify --out missing", "verify --out {missing}", "--out {missing}: no such folder: run `semrel build` first"),
+    ("verify --out file", "verify --out {file}", "--out {file}: is a file, not a folder"),
+    ("verify --cache-dir file", "verify --out {out} --cache-dir {file}", "--cache-dir {file}: is a file, not a folder"),
+    ("verify --mirror file", "verify --out {out} --mirror {file}",
+     "--mirror {file}: is a file, not a directory" + MIRROR_HINT),
+    ("verify --data-dir file", "verify --out {out} --data-dir c-sts={file}", "--data-dir c-sts={file}: is a file, "
+                                                                             "not a folder" + DATA_HINT),
+    ("push --out missing", "push --namespace ORG --out {missing} --only str-2021 --dry-run",
+     "--out {missing}: no such folder: run `semrel build` first"),
+    ("push --out file", "push --namespace ORG --out {file} --only str-2021 --dry-run",
+     "--out {file}: is a file, not a folder"),
+    ("push --out read-only", "push --namespace ORG --out {out}/o --only str-2021 --dry-run READONLY",
+     "--out {out}/o: no such folder: run `semrel build` first"),
+    ("push --model missing", "push --namespace ORG --out {out} --model {missing} --dry-run",
+     "--model {missing}: no such folder (a run folder of `semrel fit`)"),
+    ("push --model file", "push --namespace ORG --out {out} --model {file} --dry-run",
+     "--model {file}: is a file, not a folder"),
+    ("push --model, --out read-only", "push --namespace ORG --out {out} --model {out} --dry-run READONLY",
+     "--out {out}: cannot write in {out} (Read-only file system)"),
+    ("push --cache-dir file", "push --namespace ORG --out {out} --only str-2021 --cache-dir {file} --dry-run",
+     "--cache-dir {file}: is a file, not a folder"),
+    ("push --mirror file", "push --namespace ORG --out {out} --mirror {file} --dry-run",
+     "--mirror {file}: is a file, not a directory" + MIRROR_HINT),
+]
+
+
+def read_only(monkeypatch):
+    """A read-only disk as this process meets it (the tests run as root, whom chmod does not stop):
+    creating anything in a folder fails with EROFS."""
+    def refuse(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+    monkeypatch.setattr(tempfile, "mkdtemp", refuse)
+
+
+@pytest.mark.parametrize("argv, line", [c[1:] for c in SWEEP], ids=[c[0] for c in SWEEP])
+def test_every_path_argument_is_answered_in_one_line(tmp_path, monkeypatch, capsys, argv, line):
+    values = _paths(tmp_path)
+    words = argv.format(**values).split()
+    if "READONLY" in words:
+        words.remove("READONLY")
+        read_only(monkeypatch)
+    assert main(words) == 2
+    err = capsys.readouterr().err
+    assert err == f"semrel {words[0]}: error: {line.format(**values)}\n"
+
+
+# --- build faults: the previous output stays whole, the last line says what is true --------------
+
+def enospc_on_call(n: int, real):
+    """``real`` until its ``n``-th call, which fails as a full disk does."""
+    calls = []
+
+    def copy(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == n:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(*args, **kwargs)
+    return copy
+
+
+def test_a_full_disk_during_a_space_build_keeps_the_previous_space(tmp_path, monkeypatch):
+    hub = tmp_path / "hub"
+    previous = hub / "spaces" / "bws_scores"
+    shutil.copytree(METRICS_ROOT / "bws_scores", previous, ignore=shutil.ignore_patterns("__pycache__"))
+    before = digest(previous)
+    wheel = tmp_path / "semrel-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"PK")
+    monkeypatch.setattr(spaces, "package_wheel", lambda out: wheel)
+    monkeypatch.setattr(spaces.shutil, "copyfile", enospc_on_call(3, shutil.copyfile))
+    with pytest.raises(OSError, match="No space left"):
+        spaces.build_space("bws_scores", hub)
+    assert digest(previous) == before  # no 0-byte .py file: the old Space, whole
+    assert sorted(p.name for p in (hub / "spaces").iterdir()) == ["bws_scores"]  # no staging left
+
+
+def test_a_failed_report_keeps_the_previous_page_and_images(tmp_path, monkeypatch):
+    old = tmp_path / "report"
+    (old / "images" / "str-2021").mkdir(parents=True)
+    (old / "index.html").write_text("<html>the previous good report</html>")
+    (old / "images" / "str-2021" / "dice_by_source.png").write_bytes(b"\x89PNG old")
+    before = digest(old)
+
+    def full_disk(folder):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(report, "metric_section", full_disk)
+    with pytest.raises(OSError):
+        report.build_report(tmp_path, ["str-2021"], ["bws_scores"])
+    assert digest(old) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]
+    monkeypatch.undo()
+    page = report.build_report(tmp_path, ["str-2021"], [])  # a good build replaces it whole
+    assert page.read_text().count("not built") >= 1 and not (old / "images" / "str-2021").exists()
+
+
+BUILD_FAULTS = [  # (--only, what fails, a previous output?, the last line)
+    ("lexical_overlap", "build_space", False,
+     "build FAILED for metric lexical_overlap (there was no previous output)"),
+    ("lexical_overlap", "build_space", True,
+     "build FAILED for metric lexical_overlap (its previous output is kept)"),
+    ("str-2021", "build_dataset", False, "build FAILED for str-2021 (there was no previous output)"),
+]
+
+
+@pytest.mark.parametrize("only, what, previous, last", BUILD_FAULTS)
+def test_a_failed_build_says_what_is_kept(tmp_path, monkeypatch, capsys, only, what, previous, last):
+    from semrel.publishing import export
+
+    if previous:
+        (tmp_path / "hub" / "spaces" / only).mkdir(parents=True)
+
+    def full_disk(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(spaces if what == "build_space" else export, what, full_disk)
+    assert main(["build", "--out", str(tmp_path), "--only", only, "--no-report"]) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == last
+
+
+# --- what the report prints ------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(p.parent.name for p in METRICS_ROOT.glob("*/README.md")))
+def test_report_summary_of_a_metric_is_its_first_sentence_whole(name):
+    section = report.metric_section(METRICS_ROOT / name)
+    description = " ".join(str(RepoCard.load(METRICS_ROOT / name / "README.md").data.description).split())
+    assert description.startswith(section.summary) and section.summary.endswith((".", "?", "!", ")"))
+    assert section.summary.count("(") == section.summary.count(")")  # never cut inside brackets
+
+
+def test_worker_counts_print_as_counts():
+    annotators = pd.DataFrame({"flagged_slow": [True, True, False], "flagged_any": [True, True, False],
+                               "in_authors_list": [True, False, False],
+                               "n_annotations": [10, 20, 30]})
+    counts = worker_count_table(annotators, ["slow"])
+    text = counts.to_string(float_format=lambda v: f"{v:.3f}")
+    assert text.splitlines()[1].split() == ["slow", "2", "1", "0.500"]
