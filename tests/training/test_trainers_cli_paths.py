@@ -365,3 +365,18 @@ def test_the_python_api_refuses_the_same_folders(paths):
                                              r"\[0.0, 1.0\] \(its metrics.json\), but .*data is "
                                              r"on \[0.0, 5.0\]"):
         predict(paths["run"], data)
+
+
+def test_an_os_error_mid_run_is_one_line(paths, monkeypatch, capsys):
+    """What no check up front can foresee (the disk filling while a run writes) is answered in
+    one line naming the path, exit 2."""
+    import semrel.trainers.training as training
+
+    def full_disk(predictions, path, **kwargs):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(training, "write_submission", full_disk)
+    out = paths["tmp"] / "full.json"
+    assert main(["predict", "--dataset", str(paths["data"]), "--model", str(paths["run"]),
+                 "--output", str(out)]) == 2
+    assert capsys.readouterr().err == f"semrel predict: error: {out}: No space left on device\n"
