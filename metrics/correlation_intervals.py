@@ -11,8 +11,8 @@ Kendall (Fieller's z).
   id (bincount) and its cumulative sum: rank = (#smaller) + (#equal + 1)/2, so a resample costs O(n),
   not O(n log n). **BCa** (bias-corrected and accelerated, Efron 1987) where n ≤ ``BCA_MAX_N``,
   **percentile** above: BCa's acceleration comes from a jackknife of n leave-one-out samples of
-  size n − 1, O(n²) work in scipy (5,000 items: 25 M ranks, about 2 s against 0.2 s for the
-  percentile interval; 10,000 items: 5 s; 100k items: 10¹⁰ ranks, out of reach), while at such
+  size n − 1, O(n²) work in scipy (5,000 items: 25 M ranks, 1.1 s CPU against 0.2 s for the
+  percentile interval, benchmarks/RESULTS.md; 100k items: 10¹⁰ ranks, out of reach), while at such
   sizes the bootstrap distribution of rho is near symmetric and BCa and percentile agree to about
   the third decimal.
 - **Kendall's tau-b, Fieller's z** (Fieller, Hartley & Pearson 1957, Biometrika 44:470):
@@ -33,8 +33,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
-
-from .correlation import correlate
 
 MIN_ITEMS = 5  # Fisher z: n − 3 > 0; Fieller's Kendall interval: n − 4 > 0
 MIN_BOOTSTRAP_ITEMS = 8  # below, resamples with all-equal values (rho undefined) are common
@@ -107,7 +105,7 @@ def pearson_interval(x, y, confidence: float = 0.95, names=("predictions", "refe
     (0.8857, 0.2637, 0.9875)
     """
     x, y = check_scores(dict(zip(names, (x, y), strict=True)))
-    r = correlate(x, y).pearson
+    r = float(stats.pearsonr(x, y).statistic)
     return Estimate(r, fisher_z_interval(r, x.size, confidence), x.size)
 
 
@@ -126,23 +124,30 @@ def dense_ids(values: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def resampled_ranks(ids: np.ndarray, distinct: int) -> np.ndarray:
-    """Average ranks (1-based, ties share the mean rank) of each row of dense ids, in O(row length).
+    """Centred doubled average ranks, 2·rank − (m + 1), of each row of m dense ids, in O(m) (no sort).
 
-    rank of id v in a row = (#ids < v) + (#ids == v + 1)/2 = cumsum(count)[v] − (count[v] − 1)/2.
+    rank of id v in a row = (#ids < v) + (#ids == v + 1)/2 = cumsum(count)[v] − (count[v] − 1)/2, so
+    2·rank − (m + 1) = 2·cumsum(count)[v] − count[v] − m: integers, which keep rho exact (below).
     """
     rows, m = ids.shape
-    counts = np.bincount((ids + (np.arange(rows) * distinct)[:, None]).ravel(),
+    counts = np.bincount((ids + (np.arange(rows, dtype=ids.dtype) * distinct)[:, None]).ravel(),
                          minlength=rows * distinct).reshape(rows, distinct)
-    rank_of_id = np.cumsum(counts, axis=1) - (counts - 1) / 2.0
-    return np.take_along_axis(rank_of_id, ids, axis=1)
+    centred = np.cumsum(counts, axis=1)
+    centred *= 2
+    centred -= counts
+    centred -= m
+    return np.take_along_axis(centred, ids, axis=1)
 
 
 def rank_correlation(ranks_a: np.ndarray, ranks_b: np.ndarray) -> np.ndarray:
-    """Row-wise Pearson of average ranks (whose mean is (m + 1)/2): Spearman's rho per row."""
-    centre = (ranks_a.shape[-1] + 1) / 2.0
-    a, b = ranks_a - centre, ranks_b - centre
+    """Row-wise Pearson of centred ranks: Spearman's rho per row. |centred| <= m, so the sums of
+    products are exact in int64 while m³ < 2⁶³ (m <= 2,000,000); beyond, float64."""
+    if ranks_a.shape[-1] > 2_000_000:
+        ranks_a, ranks_b = ranks_a.astype(np.float64), ranks_b.astype(np.float64)
+    ab, aa, bb = (np.einsum("ij,ij->i", u, v).astype(np.float64)
+                  for u, v in ((ranks_a, ranks_b), (ranks_a, ranks_a), (ranks_b, ranks_b)))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.einsum("ij,ij->i", a, b) / np.sqrt(np.einsum("ij,ij->i", a, a) * np.einsum("ij,ij->i", b, b))
+        return ab / np.sqrt(aa * bb)
 
 
 def spearman_statistic(distinct_x: int, distinct_y: int):
@@ -206,7 +211,7 @@ def spearman_interval(x, y, confidence: float = 0.95, *, n_resamples: int = 1000
     (ix, gx), (iy, gy) = dense_ids(x), dense_ids(y)
     interval, _ = run_bootstrap((ix, iy), spearman_statistic(gx, gy), n_resamples=n_resamples,
                                 confidence=confidence, method=method, seed=seed, what="Spearman's rho")
-    return Estimate(correlate(x, y).spearman, interval, x.size)
+    return Estimate(float(stats.spearmanr(x, y).statistic), interval, x.size)
 
 
 @dataclass(frozen=True)

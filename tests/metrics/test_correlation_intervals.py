@@ -57,11 +57,11 @@ def test_perfect_correlation_has_a_point_interval():
     assert (e.value, e.interval.low, e.interval.high) == pytest.approx((1.0, 1.0, 1.0), abs=1e-12)
 
 
-def test_resampled_ranks_are_average_ranks_with_ties():
+def test_resampled_ranks_are_centred_doubled_average_ranks_with_ties():
     values = np.random.default_rng(2).integers(0, 6, size=(5, 40))
     ids, distinct = dense_ids(values[0])
     rows = np.random.default_rng(3).integers(0, 40, size=(4, 40))
-    expected = np.array([stats.rankdata(values[0][r]) for r in rows])
+    expected = np.array([2 * stats.rankdata(values[0][r]) - 41 for r in rows])  # 2·rank − (m + 1)
     assert np.array_equal(resampled_ranks(ids[rows], distinct), expected)
 
 
