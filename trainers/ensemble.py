@@ -33,6 +33,7 @@ import numpy as np
 from scipy import optimize, stats
 
 from semrel.dataset_scripts.folders import replaced_whole
+from semrel.metrics.compare import compare_correlations
 
 from .models import CONFIG_NAME, PairEncoder
 from .options import ParameterError
@@ -201,11 +202,16 @@ def spearman(predictions, labels) -> float:
 class EnsembleCVResult:
     """Per fold, the Spearman ρ of each member and of each ensemble (``rank``, ``stack``); the
     stack weights used on each fold (fit on the other folds' test predictions, which are also
-    the rank average's reference)."""
+    the rank average's reference). ``comparisons[method][member]``: is the ensemble's gain over
+    the member more than noise? :func:`semrel.metrics.compare.compare_correlations` (Williams'
+    test; paired bootstrap of the Spearman difference, its interval and p-value) on the
+    out-of-fold predictions of all folds pooled (every row scored once, by models that never
+    saw it); ``{"error": ...}`` where the test cannot run (too few rows, constant scores)."""
 
     folds: dict[str, dict[str, float]]
     stack_weights: dict[str, StackResult]
     per_source: dict[str, dict[str, float]] = field(default_factory=dict)
+    comparisons: dict[str, dict[str, dict]] = field(default_factory=dict)
 
     def mean(self) -> dict[str, float]:
         names = next(iter(self.folds.values())).keys()
@@ -248,12 +254,14 @@ def cv_ensemble(members: dict[str, dict[str, RunPredictions]],
             seen[row_id] = fold
     matrices = {f: np.column_stack([r.predictions for r in runs[f]]) for f in folds}
     labels = {f: runs[f][0].labels for f in folds}
-    result, weights, per_source = {}, {}, {}
+    result, weights, per_source, pooled = {}, {}, {}, {}
     for fold in folds:
         others = np.vstack([matrices[f] for f in folds if f != fold])
         stack = fit_stack(others, np.concatenate([labels[f] for f in folds if f != fold]))
         combined = {"rank": rank_average(matrices[fold], rank_weights, reference=others.T),
                     "stack": stack.predict(matrices[fold])}
+        for method, p in combined.items():
+            pooled.setdefault(method, []).append(p)
         scores = {n: spearman(matrices[fold][:, i], labels[fold]) for i, n in enumerate(names)}
         scores.update({m: spearman(p, labels[fold]) for m, p in combined.items()})
         result[fold], weights[fold] = scores, stack
@@ -266,7 +274,19 @@ def cv_ensemble(members: dict[str, dict[str, RunPredictions]],
                     **{n: spearman(matrices[fold][rows, i], labels[fold][rows])
                        for i, n in enumerate(names)},
                     **{m: spearman(p[rows], labels[fold][rows]) for m, p in combined.items()}}
-    return EnsembleCVResult(result, weights, per_source)
+    gold = np.concatenate([labels[f] for f in folds])
+    member_oof = {n: np.concatenate([matrices[f][:, i] for f in folds]) for i, n in enumerate(names)}
+    comparisons = {method: {n: _compare(np.concatenate(p), member_oof[n], gold) for n in names}
+                   for method, p in pooled.items()}
+    return EnsembleCVResult(result, weights, per_source, comparisons)
+
+
+def _compare(ensemble, member, labels) -> dict:
+    """The ensemble against one member on pooled out-of-fold predictions (see EnsembleCVResult)."""
+    try:
+        return compare_correlations(ensemble, member, labels).as_dict()
+    except ValueError as exc:  # few rows or constant scores: said, not dropped
+        return {"error": str(exc)}
 
 
 def cv_predictions(cv_dirs: list[str | os.PathLike]) -> tuple[np.ndarray, np.ndarray]:
