@@ -50,7 +50,7 @@ def _ragged(annotations: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndar
 def item_means_and_variances(annotations: Sequence[Sequence[float]], model: str = "t",
                              on_invalid: str = "raise") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-item mean, estimated Var(mean) under ``model`` and the mask of items used."""
-    if model not in MIN_ANNOTATIONS:
+    if not isinstance(model, str) or model not in MIN_ANNOTATIONS:
         raise ValueError(f"model must be 't' or 'normal', got {model!r}")
     if on_invalid not in ("raise", "omit"):
         raise ValueError(f"on_invalid must be 'raise' or 'omit', got {on_invalid!r}")

@@ -110,13 +110,19 @@ def align_dep(free: list[dict], dep: list[dict], dep_path: str) -> list[dict]:
     ids = defaultdict(list)
     for pair in free:
         ids[(_norm(pair["sentence1"]), _norm(pair["sentence2"]))].append(pair["pair_id"])
-    taken = Counter()
+    taken, rows = Counter(), defaultdict(list)
     for pair in dep:
         key = (_norm(pair["sentence1"]), _norm(pair["sentence2"]))
-        if taken[key] >= len(ids[key]):
+        if key in ids and taken[key] >= len(ids[key]):
+            raise DataValidationError(dep_path, pair["row"], "context-dependent pair occurs more often "
+                                      f"than in the free test ({len(ids[key])}x there): a duplicated row?",
+                                      f"same key sentences as row(s) {rows[key]}: "
+                                      f"{key[0][:60]!r} / {key[1][:60]!r}")
+        if key not in ids:
             raise DataValidationError(dep_path, pair["row"], "context-dependent pair has no "
                                       "context-free counterpart (key sentences must equal a "
                                       "free-test pair)", f"{key[0][:60]!r} / {key[1][:60]!r}")
+        rows[key].append(pair["row"])
         pair["pair_id"] = ids[key][taken[key]]
         taken[key] += 1
     return dep
@@ -161,6 +167,9 @@ class CzechNewsSts(SemrelBuilder):
     def _user_file(self, config: str) -> Path:
         name = USER_FILES[config]
         where = Path(self.config.data_dir) / name if self.config.data_dir else None
+        if where is not None and where.exists() and not where.is_file():
+            raise DataValidationError(where, None, f"is a folder, not the file {name}",
+                                      f"czech-news-sts/{self.config.name} reads this file, in the paper §8 format")
         if where is None or not where.is_file():
             raise FileNotFoundError(
                 f"czech-news-sts/{self.config.name} needs {name} (paper §8 format, from the "

@@ -8,6 +8,7 @@ import pyarrow as pa
 from semrel.metrics.agreement import annotator_agreement
 from semrel.metrics.arrow_columns import numbers, sorted_codes
 from semrel.metrics.citations import SIDO_2021
+from semrel.metrics.module_inputs import StrictInputs
 
 _CITATION = SIDO_2021 + """\
 @misc{krippendorff2011computing,
@@ -58,7 +59,7 @@ _FEATURES = [
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class AnnotatorAgreement(evaluate.Measurement):
+class AnnotatorAgreement(StrictInputs, evaluate.Measurement):
     def _info(self):
         info = evaluate.MeasurementInfo(
             module_type="measurement",

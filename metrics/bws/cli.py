@@ -16,8 +16,10 @@ row and rule, exit status 2. ``--method`` scores by counting (default), Bradleyâ
 
 from __future__ import annotations
 
+import argparse
 import csv
 import logging
+import re
 import sys
 from pathlib import Path
 
@@ -46,14 +48,24 @@ def register(commands) -> None:
                      help="also report the Spearman-Brown corrected correlations 2r / (1 + r)")
     design_ = add_command(sub, "design", design, "generate BWS tuples for a list of items")
     design_.add_argument("items", type=Path, metavar="ITEMS_FILE", help="one item per line (UTF-8)")
-    design_.add_argument("--k", type=int, default=4, help="items per tuple")
+    design_.add_argument("--k", type=at_least(2), default=4, help="items per tuple")
     design_.add_argument("--factor", type=float, default=2.0,
                          help="round(factor * N) tuples: each item appears about factor * k times")
-    design_.add_argument("--designs", type=int, default=100,
+    design_.add_argument("--designs", type=at_least(1), default=100,
                          help="random designs tried; the most even pair co-occurrence is kept")
-    design_.add_argument("--seed", type=int, default=0, help="seed of the random designs")
+    design_.add_argument("--seed", type=at_least(0), default=0, help="seed of the random designs")
     design_.add_argument("--csv", type=Path, metavar="OUT", default=Path("-"),
                          help="write the tuples to OUT (- = stdout), one per row")
+
+
+def at_least(minimum: int):
+    """An argparse type: a decimal integer (ASCII digits) >= ``minimum``."""
+    def integer(text: str) -> int:
+        if not re.fullmatch(r"[+-]?[0-9]+", text.strip()) or int(text) < minimum:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, not {text!r}")
+        return int(text)
+    integer.__name__ = f"integer >= {minimum}"
+    return integer
 
 
 def _file_args(parser) -> None:
@@ -69,17 +81,16 @@ def _file_args(parser) -> None:
 
 
 def _reliability_args(parser) -> None:
-    parser.add_argument("--trials", type=int, default=1000, help="random half splits")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random half splits")
+    parser.add_argument("--trials", type=at_least(1), default=1000, help="random half splits")
+    parser.add_argument("--seed", type=at_least(0), default=0, help="seed of the random half splits")
 
 
 def read(path: Path, layout: str, on_invalid: str):
     """Annotations of one file in the given (or detected) layout; returns (layout, annotations)."""
-    from .readers import read_header, read_nrc, read_semeval_2024
+    from .readers import detect_layout, read_header, read_nrc, read_semeval_2024
 
     if layout == "auto":
-        header = read_header(path)
-        layout = "nrc" if {"BestItem", "WorstItem"} <= set(header) else "semeval"
+        layout = detect_layout(read_header(path))
     reader = read_nrc if layout == "nrc" else read_semeval_2024
     return layout, reader(path, on_invalid=on_invalid)
 
@@ -105,15 +116,25 @@ def score(args) -> int:
             scores.items.tolist(), scores.appearances.tolist(), scores.n_best.tolist(), scores.n_worst.tolist(),
             scores.score.tolist(), scores.score_01.tolist(), strict=True)]
     if args.csv is not None:
-        out = sys.stdout if str(args.csv) == "-" else args.csv.open("w", newline="", encoding="utf-8")
-        writer = csv.writer(out)
-        writer.writerow(["file", "item", "appearances", "n_best", "n_worst", "score", "score_01"])
-        writer.writerows(items)
-        if out is not sys.stdout:
-            out.close()
+        write_csv(args.csv, ["file", "item", "appearances", "n_best", "n_worst", "score", "score_01"], items)
     if str(args.csv) != "-":
         print_table(rows)
     return 0
+
+
+def write_csv(out: Path, header: list[str], rows) -> None:
+    """CSV rows to standard output (``-``) or written whole to ``out`` (no truncated file, ever)."""
+    from ..output_files import written_whole
+
+    if str(out) == "-":
+        writer = csv.writer(sys.stdout)
+        writer.writerow(header)
+        writer.writerows(rows)
+        return
+    with written_whole(out, "--csv", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(header)
+        writer.writerows(rows)
 
 
 def _method_column(args) -> dict:
@@ -156,14 +177,7 @@ def design(args) -> int:
         raise FileNotFoundError(f"{args.items}: no such file (one item per line)")
     items = [line.strip() for line in args.items.read_text(encoding="utf-8").splitlines() if line.strip()]
     result = generate_tuples(items, k=args.k, factor=args.factor, n_designs=args.designs, seed=args.seed)
-    out = sys.stdout if str(args.csv) == "-" else args.csv.open("w", newline="", encoding="utf-8")
-    try:
-        writer = csv.writer(out)
-        writer.writerow([f"Item{i + 1}" for i in range(args.k)])
-        writer.writerows(result.tuples.tolist())
-    finally:
-        if out is not sys.stdout:
-            out.close()
+    write_csv(args.csv, [f"Item{i + 1}" for i in range(args.k)], result.tuples.tolist())
     log.info("%d tuples of %d items; pair co-occurrence std %.4f (best of %d designs)",
              len(result.tuples), len(items), result.pair_count_std, args.designs)
     return 0

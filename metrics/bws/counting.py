@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -166,6 +167,9 @@ def encode_annotations(tuples, best, worst, *, choice: Choice = "item",
     bad = rule >= 0
     if bad.any() and on_invalid == "raise":
         _raise_first(source, rows, rule, tuples, best, worst, choice, k)
+    if bad.all():  # on_invalid="omit" and nothing left: no scores, say why
+        counts = ", ".join(f"{c} {RULES[r]}" for r, c in zip(*np.unique(rule, return_counts=True), strict=True))
+        raise DataValidationError(source, None, "every row is invalid, none left to score", f"{n} rows: {counts}")
     keep = ~bad
     kept = codes[keep] if bad.any() else codes  # no copies of the (n, k) codes when every row is valid
     used = np.zeros(len(ids), dtype=bool)  # items of skipped rows only are dropped from the output
@@ -316,7 +320,13 @@ def _from_positions(positions: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return np.where(ok, codes.ravel()[np.arange(n) * k + index], -2)
 
 
+POSITION = re.compile(r"[0-9]+(?:\.0*)?")  # ASCII digits: float() would also read "١" (Arabic-Indic 1)
+
+
 def _number(value) -> float:
+    """A position written as text (a file's cell): ASCII digits only, else NaN (no position)."""
+    if isinstance(value, str):
+        return float(value) if POSITION.fullmatch(value.strip()) else float("nan")
     try:
         return float(value)
     except (TypeError, ValueError):
@@ -331,7 +341,7 @@ def _raise_first(source, rows, rule, tuples, best, worst, choice, k):
     if rule[i] == 0:
         detail += f"; most rows have {k} items"
     if rule[i] in (3, 4):
-        detail += (f"; positions are integers 1..{k}" if choice == "position"
+        detail += (f"; positions are integers 1..{k} in ASCII digits" if choice == "position"
                    else "; pass choice='position' if best/worst are 1-based positions")
     if len(bad) > 1:
         detail += (f"; {len(bad) - 1} more invalid row(s), e.g. {rows[bad[1:6]].tolist()};"

@@ -27,6 +27,7 @@ from ..errors import DataValidationError
 from .counting import Annotations, OnInvalid, encode_annotations, factorize, no_gc
 
 UNREADABLE = "cell is not a list literal of two sentences"
+ITEM_COLUMN = re.compile(r"Item[0-9]+")  # ASCII digits: "Item١" is no item column
 JUNK = "text after the closing ] ignored"
 
 
@@ -34,12 +35,20 @@ def read_nrc(path, *, item_columns=None, best_column: str = "BestItem",
              worst_column: str = "WorstItem", on_invalid: OnInvalid = "raise") -> Annotations:
     """Annotations from an NRC-layout CSV (``Item1..Itemk,BestItem,WorstItem``)."""
     columns, table = read_table(path)
+    twice = sorted({c for c in columns if columns.count(c) > 1})
+    if twice:
+        raise DataValidationError(str(path), None, "a column name appears twice in the header",
+                                  ", ".join(map(repr, twice)))
     if item_columns is None:
-        item_columns = sorted((c for c in columns if re.fullmatch(r"Item\d+", c)), key=lambda c: int(c[4:]))
+        item_columns = sorted((c for c in columns if ITEM_COLUMN.fullmatch(c)), key=lambda c: int(c[4:]))
     missing = [c for c in [*item_columns, best_column, worst_column] if c not in columns]
-    if missing or len(item_columns) < 2:
+    if missing:
         raise DataValidationError(str(path), None, "missing columns",
-                                  f"need Item1..Itemk, {best_column}, {worst_column}; missing {missing}")
+                                  f"need Item1..Itemk, {best_column}, {worst_column}; missing {missing}; "
+                                  f"header is {columns}")
+    if len(item_columns) < 2:
+        raise DataValidationError(str(path), None, "fewer than 2 item columns",
+                                  f"a tuple needs Item1..Itemk with k >= 2; header is {columns}")
     at = {c: columns.index(c) for c in columns}
     return encode_annotations(table[:, [at[c] for c in item_columns]], table[:, at[best_column]],
                               table[:, at[worst_column]], choice="item", on_invalid=on_invalid,
@@ -67,6 +76,9 @@ def read_semeval_2024(path, *, on_invalid: OnInvalid = "raise") -> Annotations:
                                       f"; also rows {more[:10].tolist()}{' ...' if len(more) > 10 else ''};"
                                       " on_invalid='omit' drops and counts them" if len(more) else ""))
     ok = ~unreadable
+    if not ok.any():
+        raise DataValidationError(str(path), None, "every row is invalid, none left to score",
+                                  f"{len(rows)} rows: {len(rows)} {UNREADABLE}")
     ann = encode_annotations(keys[ok], table[ok, -2], table[ok, -1],
                              choice="position", on_invalid=on_invalid, rows=rows[ok], source=str(path))
     skipped = dict(ann.skipped, **({UNREADABLE: int(unreadable.sum())} if unreadable.any() else {}))
@@ -140,6 +152,13 @@ def _split_table(path, text: str) -> tuple[list[str], np.ndarray]:
     cells = np.empty(len(fields) * len(header), dtype=object)
     cells[:] = body.replace("\n", ",").split(",")
     return header, cells.reshape(len(fields), len(header))
+
+
+def detect_layout(header: list[str]) -> str:
+    """"nrc" when the header names any NRC column (``Item<k>``, ``BestItem``, ``WorstItem``), so a
+    misnamed one is reported as missing by :func:`read_nrc`; else "semeval"."""
+    nrc = any(ITEM_COLUMN.fullmatch(c) for c in header) or {"BestItem", "WorstItem"} & set(header)
+    return "nrc" if nrc else "semeval"
 
 
 def read_header(path) -> list[str]:

@@ -6,6 +6,7 @@ import evaluate
 from semrel.metrics.bws.arrow_input import annotations_from_arrow
 from semrel.metrics.bws.scoring import bws_scores
 from semrel.metrics.citations import ABDALLA_2023, KIRITCHENKO_MOHAMMAD_2016, KIRITCHENKO_MOHAMMAD_2017
+from semrel.metrics.module_inputs import StrictInputs
 
 _CITATION = KIRITCHENKO_MOHAMMAD_2016 + KIRITCHENKO_MOHAMMAD_2017 + ABDALLA_2023
 
@@ -51,7 +52,7 @@ def _features(item, choice):
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class BwsScores(evaluate.Measurement):
+class BwsScores(StrictInputs, evaluate.Measurement):
     def _info(self):
         info = evaluate.MeasurementInfo(
             module_type="measurement",

@@ -3,6 +3,7 @@
 import datasets
 import evaluate
 
+from semrel.metrics.module_inputs import StrictInputs
 from semrel.metrics.overlap import dice_correlation
 
 _CITATION = """\
@@ -38,7 +39,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class LexicalOverlap(evaluate.Metric):
+class LexicalOverlap(StrictInputs, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

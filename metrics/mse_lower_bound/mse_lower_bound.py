@@ -5,6 +5,7 @@ import evaluate
 
 from semrel.metrics.citations import SIDO_2021
 from semrel.metrics.lower_bound import mse_lower_bound
+from semrel.metrics.module_inputs import StrictInputs
 
 _CITATION = SIDO_2021
 
@@ -38,7 +39,9 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class MseLowerBound(evaluate.Metric):
+class MseLowerBound(StrictInputs, evaluate.Metric):
+    optional_inputs = ("predictions",)
+
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

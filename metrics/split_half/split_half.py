@@ -76,6 +76,7 @@ def split_half_bws(tuples, best=None, worst=None, *, trials: int = 1000, seed=DE
     """
     if missing not in ("omit", "zero"):
         raise ValueError(f"missing must be 'omit' or 'zero', not {missing!r}")
+    check_options(trials, seed, spearman_brown)
     check_method(method)
     if method != "counting" and missing != "omit":
         raise ValueError(f"missing={missing!r} is SHR-BWS.pl's counting rule; method={method!r} takes 'omit'")
@@ -102,6 +103,16 @@ def split_half_bws(tuples, best=None, worst=None, *, trials: int = 1000, seed=DE
     appearances, n_best, n_worst = tally(ann)
     return _split_half(net, members, group, (n_best - n_worst, appearances), trials, seed, missing,
                        spearman_brown, integer=True, n_skipped=ann.n_skipped)
+
+
+def check_options(trials, seed, spearman_brown) -> None:
+    """trials an int >= 1, seed None or an int >= 0 (numpy's seeds), spearman_brown a bool."""
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
+        raise ValueError(f"trials must be an integer >= 1, not {trials!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"seed must be an integer >= 0 or None (fresh randomness), not {seed!r}")
+    if not isinstance(spearman_brown, (bool, np.bool_)):
+        raise ValueError(f"spearman_brown must be True or False, not {spearman_brown!r}")
 
 
 def tuple_groups(tuples: np.ndarray, n_items: int) -> np.ndarray:
@@ -131,6 +142,7 @@ def split_half_ratings(items, ratings, annotators=None, *, trials: int = 1000, s
     (0.946, 3)
     """
     check_on_invalid(on_invalid)
+    check_options(trials, seed, spearman_brown)
     lengths = {"items": len(items), "ratings": len(ratings)}
     if annotators is not None:
         lengths["annotators"] = len(annotators)

@@ -11,6 +11,7 @@ from semrel.metrics.arrow_columns import numbers, sorted_codes
 from semrel.metrics.bws.arrow_input import annotations_from_arrow
 from semrel.metrics.citations import ABDALLA_2023, CRONBACH_1951, KIRITCHENKO_MOHAMMAD_2017
 from semrel.metrics.errors import DataValidationError
+from semrel.metrics.module_inputs import StrictInputs
 from semrel.metrics.split_half.split_half import DEFAULT_SEED, split_half_bws, split_half_ratings
 
 _CITATION = KIRITCHENKO_MOHAMMAD_2017 + ABDALLA_2023 + CRONBACH_1951
@@ -63,7 +64,7 @@ def _bws_features(item, choice):
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class SplitHalfReliability(evaluate.Measurement):
+class SplitHalfReliability(StrictInputs, evaluate.Measurement):
     def _info(self):
         if self.config_name == "ratings":
             features = datasets.Features({"items": datasets.Value("string"), "ratings": datasets.Value("float64")})
@@ -90,6 +91,9 @@ class SplitHalfReliability(evaluate.Measurement):
             if method != "counting":
                 raise ValueError(f"split_half_reliability: method applies to config 'bws' only, not 'ratings' "
                                  f"(got method={method!r})")
+            if choice != "item" or missing != "omit":  # BWS options: refused, not ignored
+                raise ValueError("split_half_reliability: choice and missing apply to config 'bws' only, "
+                                 f"not 'ratings' (got choice={choice!r}, missing={missing!r})")
             r = _split_half_ratings(columns["items"], columns["ratings"], trials=trials, seed=seed,
                                     spearman_brown=spearman_brown, on_invalid=on_invalid)
         else:

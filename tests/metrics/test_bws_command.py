@@ -60,7 +60,7 @@ def test_semeval_files_with_shr(mirror):
     (["score", "{nrc}", "--layuot", "nrc"], "unrecognized arguments: --layuot"),
     (["score", "{nrc}", "--layout", "nrcc"], "invalid choice: 'nrcc'"),
     (["score", "{nrc}", "--on-invalid", "skip"], "invalid choice: 'skip'"),
-    (["score", "{nrc}", "--trials", "ten"], "invalid int value: 'ten'"),
+    (["score", "{nrc}", "--trials", "ten"], "argument --trials: must be an integer >= 1, not 'ten'"),
     (["score", "missing.csv"], "missing.csv: file cannot be read (No such file or directory)"),
     (["score", "{nrc}", "--layout", "semeval"], "row 1: cell is not a list literal of two sentences"),
     (["score", "{bad}"], "bad.csv: row 2: best and worst are the same item"),

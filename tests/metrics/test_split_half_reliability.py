@@ -122,7 +122,7 @@ def test_bws_arguments_and_bad_input():
     with pytest.raises(DataValidationError, match="row 8: best and worst are the same item"):
         split_half_bws(tuples, best, worst, trials=2)
     assert split_half_bws(tuples, best, worst, trials=2, on_invalid="omit").n_skipped == 1
-    with pytest.raises(ValueError, match="no annotations to split"):
+    with pytest.raises(ValueError, match="every row is invalid, none left to score"):
         split_half_bws(tuples[:1], best[:1], best[:1], on_invalid="omit")
 
 
