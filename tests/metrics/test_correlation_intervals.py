@@ -12,6 +12,7 @@ from scipy import stats
 from semrel.metrics.compare import compare_correlations, williams_test
 from semrel.metrics.correlation_intervals import (
     BCA_MAX_N,
+    cv_mean_interval,
     dense_ids,
     kendall_interval,
     pearson_interval,
@@ -187,3 +188,15 @@ def test_omit_counts_the_items_left_out():
     assert r.overall.pearson.value == pytest.approx(np.corrcoef(x[keep], y[keep])[0, 1])
     c = compare_correlations(x, x[::-1].copy(), y, on_invalid="omit", n_resamples=100)
     assert (c.n, c.n_omitted) == (18, 2)
+
+
+def test_cv_mean_interval_is_the_corrected_resampled_t():
+    """Nadeau & Bengio (2003): variance of the mean (1/k + 1/(k − 1))·s² for k-fold CV, t with k − 1 df."""
+    scores = [0.8282, 0.8101, 0.8390, 0.8177, 0.8263]
+    i = cv_mean_interval(scores)
+    half = stats.t.ppf(0.975, 4) * np.std(scores, ddof=1) * math.sqrt(1 / 5 + 1 / 4)
+    assert (i.low, i.high) == pytest.approx((np.mean(scores) - half, np.mean(scores) + half), abs=1e-12)
+    plain = cv_mean_interval(scores, test_to_train=0.0)  # the uncorrected t-interval: narrower
+    assert plain.high - plain.low == pytest.approx(2 * stats.t.ppf(0.975, 4) * np.std(scores, ddof=1) / math.sqrt(5))
+    with pytest.raises(ValueError, match="1 items; an interval for the mean over folds needs >= 2"):
+        cv_mean_interval([0.8])
