@@ -51,6 +51,11 @@ def _table(header: tuple[str, str], rows: dict, float_format: str = ".4f") -> st
     return "\n".join(lines)
 
 
+def _ci_row(name: str, interval) -> dict:
+    """``{"<name>, 95 % CI": "[low, high]"}`` where the run recorded the interval, else nothing."""
+    return {f"{name}, 95 % CI": f"[{interval[0]:.4f}, {interval[1]:.4f}]"} if interval else {}
+
+
 PATH_COMMENT = "# the folder of this model"  # `semrel push` puts its Hub repo in this line
 
 
@@ -121,7 +126,10 @@ def write_model_card(output_dir: Path, *, model, data, options: dict, result, lo
     lo, hi = data.score_range
     metrics = (f"On the `{result.eval_split}` split, scores and labels on the [0, 1] label "
                "scale:\n\n" + _table(("metric", "value"), {
-                   "Pearson r": result.pearson, "Spearman rho": result.spearman,
+                   "Pearson r": result.pearson,
+                   **_ci_row("Pearson r (Fisher z)", getattr(result, "pearson_ci", None)),
+                   "Spearman rho": result.spearman,
+                   **_ci_row("Spearman rho (paired bootstrap, seed 0)", getattr(result, "spearman_ci", None)),
                    "MSE": result.mse})) if result.eval_split else \
         (f"Not evaluated: trained on all {result.train_pairs} pairs of `{data.name}` (it has no "
          "validation or test split); see the CV of the same recipe for its expected quality.")

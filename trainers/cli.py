@@ -252,12 +252,17 @@ def _os_error(exc: OSError) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
+def _ci(interval) -> str:
+    return f" [{interval[0]:.4f}, {interval[1]:.4f}]" if interval else ""
+
+
 def _print_scores(name: str, result) -> None:
     if result.spearman is None:
         print(f"{name}: trained on {result.train_pairs} pairs, not evaluated (no validation or "
               f"test split; {result.pairs_per_second:.1f} pairs/s, {result.train_seconds:.0f} s)")
         return
-    print(f"{name}: Spearman {result.spearman:.4f}  Pearson {result.pearson:.4f}  "
+    print(f"{name}: Spearman {result.spearman:.4f}{_ci(getattr(result, 'spearman_ci', None))}  "
+          f"Pearson {result.pearson:.4f}  "
           f"MSE {result.mse:.4f}  ({result.pairs_per_second:.1f} pairs/s, "
           f"{result.train_seconds:.0f} s)")
     for source, rho in result.per_source.items():
@@ -272,6 +277,17 @@ def _print_ensemble(ensemble) -> None:
         print(f"{fold:<12}" + "".join(f"{scores[n]:>24.4f}" for n in names))
     mean = ensemble.mean()
     print(f"{'mean':<12}" + "".join(f"{mean[n]:>24.4f}" for n in names))
+    if ensemble.comparisons:
+        print("ensemble - member on the pooled out-of-fold predictions: Spearman difference [95% CI] "
+              "(paired bootstrap p; Williams' p for Pearson)")
+    for method, members in ensemble.comparisons.items():
+        for member, c in members.items():
+            if "error" in c:
+                print(f"    {method} - {member}: not tested ({c['error']})")
+                continue
+            low, high = c["spearman_difference_ci"]
+            print(f"    {method} - {member}: {c['spearman_difference']:+.4f} [{low:+.4f}, {high:+.4f}] "
+                  f"(p {c['spearman_p_value']:.4f}; Williams p {c['williams_p_value']:.4f}; n {c['n']})")
 
 
 def run_models() -> None:
@@ -321,6 +337,7 @@ def _run(args: argparse.Namespace) -> int:
         cross_validate_members,
         fit,
         load_pairs,
+        mean_interval,
         mean_scores,
         parse_member,
         predict,
@@ -355,7 +372,8 @@ def _run(args: argparse.Namespace) -> int:
             _print_scores(config, result)
             _print_selection(config, result)
         overall, per_source = mean_scores(results)
-        print(f"mean Spearman over {len(results)} folds: {overall:.4f}")
+        print(f"mean Spearman over {len(results)} folds: {overall:.4f}{_ci(mean_interval(results))}"
+              + (" (95% CI, corrected resampled t over folds)" if len(results) > 1 else ""))
         for source, rho in per_source.items():
             print(f"    {source:<12} {rho:.4f}")
     else:

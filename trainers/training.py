@@ -22,6 +22,7 @@ import datasets
 import numpy as np
 
 from semrel.dataset_scripts.pretrained import known_base_model
+from semrel.metrics.correlation_intervals import cv_mean_interval, pearson_interval, spearman_interval
 
 from .arguments import PairTrainingArguments, precision_used, recorded_options, stored_options
 from .card import write_model_card
@@ -79,6 +80,8 @@ class FitResult:
     epoch_seconds: list[float] = field(default_factory=list)
     options: dict = field(default_factory=dict)
     selection: dict = field(default_factory=dict)  # trainers.selection.selection_record
+    spearman_ci: list[float] | None = None  # 95 % paired-bootstrap interval (eval_intervals)
+    pearson_ci: list[float] | None = None  # 95 % Fisher-z interval
 
 
 @dataclass(frozen=True)
@@ -417,6 +420,7 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
     result = FitResult(
         output_dir=str(output_dir), eval_split=eval_name, pearson=scores.pearson,
         spearman=scores.spearman, mse=scores.mse, per_source=per_source,
+        **(eval_intervals(predictions, labels) if eval_name is not None else {}),
         train_pairs=len(train), train_seconds=seconds,
         pairs_per_second=pairs_here / seconds if seconds > 0 else 0.0,
         n_omitted_groups=trainer.n_omitted_groups, data=data.name,
@@ -523,6 +527,27 @@ def cross_validate_members(dataset: str, family: str,
     runs = {name: {config: load_run(r.output_dir) for config, r in folds.items()}
             for name, folds in results.items()}
     return results, cv_ensemble(runs)
+
+
+def eval_intervals(predictions, labels, confidence: float = 0.95) -> dict:
+    """``spearman_ci`` (seeded paired bootstrap, 1,000 resamples) and ``pearson_ci`` (Fisher z) of a
+    run's evaluation, from :mod:`semrel.metrics.correlation_intervals`; both None where the
+    evaluation has too few rows for them (< 8) or constant scores."""
+    try:
+        rho, r = spearman_interval(predictions, labels, confidence), pearson_interval(predictions, labels, confidence)
+    except ValueError:
+        return {"spearman_ci": None, "pearson_ci": None}
+    return {"spearman_ci": [rho.interval.low, rho.interval.high], "pearson_ci": [r.interval.low, r.interval.high]}
+
+
+def mean_interval(results: dict[str, FitResult], confidence: float = 0.95) -> list[float] | None:
+    """Interval for the mean Spearman over CV folds: the corrected resampled t of Nadeau & Bengio
+    (:func:`~semrel.metrics.correlation_intervals.cv_mean_interval`); None with fewer than 2 folds."""
+    scores = [r.spearman for r in results.values() if r.spearman is not None]
+    if len(scores) < 2:
+        return None
+    interval = cv_mean_interval(scores, confidence)
+    return [interval.low, interval.high]
 
 
 def mean_scores(results: dict[str, FitResult]) -> tuple[float, dict[str, float]]:
