@@ -1,0 +1,153 @@
+"""Issue 26, slow part: a real tiny run trained on str-2021 `cv-fold-0` pushed to the local Hub
+(tests/hub_server.py) sends none of the fold's gold labels and no path of this machine, and the
+files the command lists are the files that arrive; every kind's model card has no model-index,
+says how the model loads and its snippet runs as written; the Space server prints its real URL."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import urllib.request
+
+import datasets
+import pytest
+from huggingface_hub import ModelCard
+
+from hub_server import LocalHub
+from project import REPO
+from semrel.cli import main
+from semrel.publishing.guard import local_path_regex
+from semrel.trainers.training import PairData, fit
+from trainer_fixtures import small_args, tiny_encoder, toy_conditional_pairs, toy_pairs
+
+pytestmark = pytest.mark.slow  # trains models, starts servers
+NS = "semrel-test"
+
+
+@pytest.fixture(scope="module")
+def encoder(tmp_path_factory):
+    return tiny_encoder(tmp_path_factory.mktemp("tiny-bert"))
+
+
+def numbers(value):
+    """Every list of numbers inside a JSON value."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from numbers(item)
+    elif isinstance(value, list):
+        if value and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+            yield value
+        for item in value:
+            yield from numbers(item)
+
+
+def test_a_run_on_str_2021_leaves_without_its_gold_labels_and_paths(encoder, mirror, cache_dir,
+                                                                    tmp_path, capsys):
+    run_dir = tmp_path / "str-bi"
+    assert main(["fit", "--dataset", "str-2021", "--config", "cv-fold-0", "--mirror", str(mirror),
+                 "--cache-dir", str(cache_dir), "--encoder", "bi", "--model", str(encoder),
+                 "--output", str(run_dir), "--max-steps", "1", "--batch-size", "8"]) == 0
+    record = json.loads((run_dir / "eval_predictions.json").read_text())
+    gold = record["labels"]  # the fold's gold scores (str-2021's native scale is [0, 1])
+    assert len(gold) == 1100 and json.loads((run_dir / "metrics.json").read_text())["output_dir"]
+    card = ModelCard.load(run_dir / "README.md")  # a random tiny BERT has no licence: say one, as
+    card.data.license = "apache-2.0"              # a user must before the push is allowed
+    card.save(run_dir / "README.md")
+    before = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()}
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "SEMREL_"))}
+    with LocalHub() as hub:
+        env |= hub.client_env("hf_dummy") | {"HF_HOME": str(tmp_path / "home")}
+        done = subprocess.run([sys.executable, "-m", "semrel", "push", "--namespace", NS,
+                               "--model", str(run_dir), "--out", str(tmp_path / "build"),
+                               "--mirror", str(mirror)], cwd=REPO, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        sent = hub.files("model", f"{NS}/str-bi")
+        every = hub.sent_bytes()
+    listed = [line.split()[0] for line in done.stdout.splitlines() if line.startswith("    ")]
+    assert sorted(listed) == sorted(sent)  # what the command lists is what arrives
+    assert "eval_predictions.json  (ids and predictions; the gold labels of str-2021/cv-fold-0 " \
+        "stay here" in done.stdout
+    predictions = json.loads(sent["eval_predictions.json"])
+    assert predictions["predictions"] == record["predictions"] and "labels" not in predictions
+    assert len(predictions["ids"]) == 1100
+    paths = local_path_regex()
+    for _, name, data in every:
+        assert str(tmp_path).encode() not in data and str(REPO).encode() not in data, name
+        text = data.decode("utf-8", errors="ignore")
+        assert not paths.search(text), (name, paths.search(text))
+        if name.endswith(".json"):
+            assert not [n for n in numbers(json.loads(text)) if n == gold], name
+    assert ModelCard(sent["README.md"].decode()).data.datasets == [f"{NS}/str-2021"]
+    assert not [n for n in sent if n.startswith("checkpoints/")]
+    assert {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()} == before
+
+
+KINDS = [  # (encoder, conditional data?, library_name, pipeline_tag)
+    ("bi", False, "sentence-transformers", "sentence-similarity"),
+    ("cross", False, "sentence-transformers", "text-ranking"),
+    ("bi", True, "semrel", "sentence-similarity"),
+    ("cross", True, "sentence-transformers", "text-ranking"),
+    ("tri", True, "semrel", "sentence-similarity"),
+]
+
+
+@pytest.mark.parametrize("kind, conditional, library, pipeline", KINDS,
+                         ids=[f"{k}{'-conditional' if c else ''}" for k, c, _, _ in KINDS])
+def test_every_card_loads_as_it_says_and_its_snippet_runs(encoder, tmp_path, kind, conditional,
+                                                          library, pipeline):
+    pairs = toy_conditional_pairs() if conditional else toy_pairs()
+    pairs = pairs.shuffle(seed=0)
+    data = datasets.DatasetDict({"train": pairs.select(range(32)), "test": pairs.select(range(32, 48))})
+    run_dir = tmp_path / f"run-{kind}"
+    fit(PairData(data, (1.0, 5.0) if conditional else (0.0, 1.0), "toy"), str(encoder),
+        small_args(run_dir, encoder=kind))
+    text = (run_dir / "README.md").read_text()
+    meta = ModelCard(text).data
+    assert "model-index" not in text and meta.eval_results is None  # self-reported: no widget
+    assert (meta.library_name, meta.pipeline_tag) == (library, pipeline)
+    assert meta.base_model is None  # a random BERT is no packaged (Hub) model
+    if library == "sentence-transformers":
+        assert "pip install 'sentence-transformers>=6.0'" in text  # what pyproject requires
+    else:
+        assert "PairEncoder.from_pretrained(path)" in text and "transformers" not in meta.tags
+    snippet = re.search(r"```python\n(.*?)```", text, re.S)[1]
+    assert f'path = "{run_dir.name}"' in snippet
+    done = subprocess.run([sys.executable, "-c", snippet + "\nprint('ran')"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert done.returncode == 0 and done.stdout.strip().endswith("ran"), done.stderr[-2000:]
+
+
+def test_the_space_server_prints_the_url_it_runs_on(tmp_path):
+    """gradio moves to the next port when 7860 is taken: the printed URL is the one it serves."""
+    taken = socket.socket()
+    try:
+        taken.bind(("127.0.0.1", 7860))
+        taken.listen()
+    except OSError:  # another program holds it already: gradio moves on all the same
+        pass
+    app = subprocess.Popen([sys.executable, "-m", "semrel.publishing.spaces", "bws_scores", "--out",
+                            str(tmp_path / "hub")], cwd=REPO, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True,
+                           env={**os.environ, "GRADIO_ANALYTICS_ENABLED": "False"})
+    try:
+        lines = []
+        for line in app.stdout:
+            lines.append(line)
+            if served := re.match(r"serving (http://127\.0\.0\.1:(\d+)/?) \(Ctrl-C stops\)", line):
+                break
+        else:
+            pytest.fail("".join(lines[-30:]))
+        assert int(served[2]) != 7860
+        with urllib.request.urlopen(served[1], timeout=30) as page:
+            assert page.status == 200
+    finally:
+        app.terminate()
+        app.wait(30)
+        taken.close()
