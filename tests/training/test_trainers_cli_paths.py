@@ -321,6 +321,17 @@ def test_a_trained_run_predicts_on_its_own_range_only(paths, tmp_path, capsys):
                                          r"\[0.0, 1.0\] \(its metrics.json\), but .*five is on "
                                          r"\[0.0, 5.0\]"):
         predict(run.output_dir, load_pairs(str(tmp_path / "five"), score_range=(0, 5)))
+    argv = ["predict", "--dataset", str(paths["data"]), "--model", run.output_dir, "--output",
+            str(tmp_path / "p.json")]
+    assert main([*argv, "--score-range", "0", "5"]) == 2  # was: every score times 5, silently
+    assert capsys.readouterr().err.endswith(
+        f"semrel predict: error: --score-range 0 5: differs from the score range [0, 1] that "
+        f"--model {run.output_dir} was trained on (its metrics.json); predictions are on that "
+        "scale: leave --score-range out\n")
+    assert not (tmp_path / "p.json").exists()
+    assert main(argv) == 0
+    assert list(json.loads((tmp_path / "p.json").read_text()).values()) == pytest.approx(
+        scores.tolist())
 
 
 @pytest.mark.slow  # a subprocess per case
