@@ -431,8 +431,8 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
                                      dtype=np.float64).reshape(-1)
     if trainer.is_world_process_zero():
         model.save_pretrained(output_dir)
-        (output_dir / "metrics.json").write_text(json.dumps(asdict(result), indent=2,
-                                                            allow_nan=False))
+        write_text_whole(output_dir / "metrics.json",  # renamed in whole: never truncated
+                         json.dumps(asdict(result), indent=2, allow_nan=False), "output_dir")
         if eval_name is not None:
             write_eval_predictions(output_dir, data, eval_name, predictions, labels, model)
         if eval_data is not None:
@@ -478,11 +478,12 @@ def write_eval_predictions(output_dir: Path, data: PairData, split: str, predict
     rows = data.splits[split]
     ids = list(rows["pair_id"]) if "pair_id" in rows.column_names else list(range(len(rows)))
     path = output_dir / PREDICTIONS_FILE
-    path.write_text(json.dumps({
+    write_text_whole(path, json.dumps({
         "data": data.name, "split": split, "score_range": list(data.score_range),
         "encoder": model.kind, "conditional": model.conditional, "ids": ids,
         "predictions": [float(p) for p in predictions], "labels": [float(y) for y in labels],
-        "sources": list(rows["source"]) if "source" in rows.column_names else None}))
+        "sources": list(rows["source"]) if "source" in rows.column_names else None}),
+        "output_dir")
     return path
 
 
