@@ -160,13 +160,19 @@ def selection_record(state, dev: DevSplit, args) -> dict:
     the last evaluation's when nothing was chosen)."""
     metric = check_metric(args.metric_for_best_model or "loss")
     curve = [{"epoch": round(float(e["epoch"]), 4), "step": int(e["step"]),
-              **{m: float(e[f"eval_{m}"]) for m in METRICS if f"eval_{m}" in e}}
+              **{m: _finite(e[f"eval_{m}"]) for m in METRICS if f"eval_{m}" in e}}
              for e in state.log_history if f"eval_{metric}" in e]
     best = state.best_model_checkpoint
     step = int(Path(best).name.rsplit("-", 1)[-1]) if best else (curve[-1]["step"] if curve else 0)
     kept = next((e for e in curve if e["step"] == step), None)
     return {"data": dev.name, "metric": metric, "greater_is_better": METRICS[metric],
             "curve": curve, "kept": kept, "checkpoint": Path(best).name if best else None}
+
+
+def _finite(value) -> float | None:
+    """A metric as recorded: None where it is undefined (constant predictions give NaN)."""
+    value = float(value)
+    return value if math.isfinite(value) else None
 
 
 def write_dev_predictions(output_dir: Path, dev: DevSplit, predictions, labels, model) -> Path:
@@ -195,7 +201,8 @@ def card_section(selection: dict) -> str:
     for e in selection["curve"]:
         mark = " (kept)" if kept and e["step"] == kept.get("step") else ""
         lines.append(f"| {e['epoch']:g}{mark} | {e['step']} | "
-                     + " | ".join(f"{e[m]:.4f}" if m in e else "" for m in names) + " |")
+                     + " | ".join(f"{e[m]:.4f}" if e.get(m) is not None else "" for m in names)
+                     + " |")
     better = "higher" if selection["greater_is_better"] else "lower"
     return (f"\n\n## Checkpoint selection\n\nEvaluated on `{selection['data']}` during training; "
             f"the checkpoint with the best `{metric}` ({better} is better) was kept "
