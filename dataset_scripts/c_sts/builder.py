@@ -78,10 +78,18 @@ def user_paths(data_dir: str | os.PathLike | None) -> dict[str, Path]:
     if data_dir is None:
         raise FileNotFoundError(f"c-sts needs user-supplied data. {_where()}.")
     folder = Path(data_dir).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise FileNotFoundError(f"c-sts: data_dir {folder} is a file; give the folder that holds the files. "
+                                f"{_where()}.")
     csvs = {split: folder / name for split, name in SPLIT_FILES.items()}
+    encrypted = folder / ENCRYPTED_NAME
+    folders = [p.name for p in csvs.values() if p.is_dir()]
+    if not folders and not all(p.is_file() for p in csvs.values()) and encrypted.is_dir():
+        folders = [encrypted.name]
+    if folders:
+        raise FileNotFoundError(f"c-sts: {', '.join(folders)} in {folder} is a folder, not a file. {_where()}.")
     if all(p.is_file() for p in csvs.values()):
         return csvs
-    encrypted = folder / ENCRYPTED_NAME
     if not encrypted.is_file():
         found = [p.name for p in csvs.values() if p.is_file()]
         raise FileNotFoundError(f"c-sts: neither {ENCRYPTED_NAME} nor all three CSVs in {folder} "

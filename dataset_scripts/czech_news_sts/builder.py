@@ -167,6 +167,9 @@ class CzechNewsSts(SemrelBuilder):
     def _user_file(self, config: str) -> Path:
         name = USER_FILES[config]
         where = Path(self.config.data_dir) / name if self.config.data_dir else None
+        if where is not None and where.parent.exists() and not where.parent.is_dir():
+            raise DataValidationError(where.parent, None, "data_dir is a file, not a folder",
+                                      f"give the folder that holds {name}")
         if where is not None and where.exists() and not where.is_file():
             raise DataValidationError(where, None, f"is a folder, not the file {name}",
                                       f"czech-news-sts/{self.config.name} reads this file, in the paper §8 format")
