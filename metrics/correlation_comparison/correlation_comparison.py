@@ -40,7 +40,8 @@ Args:
         items in the same order.
     confidence (`float`): the interval's level, default 0.95.
     n_resamples (`int`): bootstrap resamples (default 1000, at least 100).
-    method (`str`): "auto" (BCa up to 5,000 items, else percentile), "BCa", "percentile" or "basic".
+    method (`str`): the interval: "percentile" (default; the p-value is its inversion), "BCa", "basic"
+        or "auto" (BCa up to 5,000 items, else percentile).
     seed (`int`): the bootstrap's seed (default 0).
     on_invalid (`str`): "raise" (default) or "omit" items with a non-finite value (counted).
 Returns:
@@ -58,7 +59,7 @@ Examples:
     >>> round(out["williams_t"], 3), out["williams_df"], round(out["williams_p_value"], 4)
     (2.63, 7, 0.0339)
     >>> round(out["spearman_difference"], 4), out["spearman_difference_ci_method"]
-    (0.0485, 'bootstrap-bca')
+    (0.0485, 'bootstrap-percentile')
 """
 
 
@@ -77,7 +78,7 @@ class CorrelationComparison(evaluate.Comparison):
         )
 
     def _compute(self, predictions1, predictions2, references, ids1=None, ids2=None, confidence=0.95,
-                 n_resamples=1000, method="auto", seed=0, on_invalid="raise"):
+                 n_resamples=1000, method="percentile", seed=0, on_invalid="raise"):
         return compare_correlations(predictions1, predictions2, references, ids1=ids1, ids2=ids2,
                                     confidence=confidence, n_resamples=n_resamples, method=method, seed=seed,
                                     on_invalid=on_invalid).as_dict()

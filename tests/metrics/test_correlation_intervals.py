@@ -134,11 +134,13 @@ def test_compare_uses_the_data_correlations_and_scipys_bootstrap():
         return _spearman_loop(a, g) - _spearman_loop(b, g)
 
     ref_boot = stats.bootstrap((p1, p2, ref), diff, paired=True, vectorized=True, n_resamples=300,
-                               rng=np.random.default_rng(1))
+                               method="percentile", rng=np.random.default_rng(1))
     d = c.spearman_difference
     assert d.value == pytest.approx(stats.spearmanr(p1, ref).statistic - stats.spearmanr(p2, ref).statistic)
     assert (d.interval.low, d.interval.high) == pytest.approx(tuple(ref_boot.confidence_interval), abs=1e-12)
     assert d.interval.low > 0 and c.spearman_p_value < 0.01 and c.williams.p_value < 0.01
+    below = (ref_boot.bootstrap_distribution <= 0).sum()  # the p-value inverts the percentile interval
+    assert c.spearman_p_value == min(1.0, 2 * (1 + min(below, (ref_boot.bootstrap_distribution >= 0).sum())) / 301)
 
 
 def test_equal_systems_are_not_different():
