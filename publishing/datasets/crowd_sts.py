@@ -93,7 +93,12 @@ moves metric–human correlations by up to ~10 points. Every pair has 3 annotati
   `"w" + HMAC-SHA256(key, WorkerId)[:12 hex]`; raw ids never leave the parser and appear in no
   config. The default key (`{DEFAULT_KEY}`) is **public** so builds are reproducible — which means
   pseudonyms are linkable across releases and by anyone who holds a raw WorkerId. Pass a private
-  key (`load(..., pseudonym_key=...)` or `${KEY_ENV}`) to prevent that.
+  key (`load(..., pseudonym_key=...)` or `${KEY_ENV}`) to prevent that. Of the other MTurk
+  identifiers only the HITId is kept, as `pair_id`: it names a task (one sentence pair), not a
+  person, and is the key back to the upstream files. Those files are public and hold the raw
+  WorkerIds themselves, so a pseudonym hides no one from whoever has them (the sentence texts
+  would join the two as well); it keeps raw ids out of this dataset and what is built from it.
+  AssignmentId, HITTypeId, approval rates and accept/submit times are dropped.
 - **Text repair.** Bible texts hold mojibake (`вЂ”` for an em dash, cp1251); `sentence1`/`sentence2`
   are repaired with `ftfy.fix_encoding` (nothing else is changed), the published text is kept in
   `sentence1_raw`/`sentence2_raw` (config `annotations`). Kept as published: 60 pairs with
