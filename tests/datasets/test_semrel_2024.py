@@ -407,3 +407,21 @@ def test_results_json_holds_the_split_half_figures(mirror):
             f = figures["split_half"][lang][identity]
             assert (f["items"], f["spearman"], f["spearman_brown"]) == (
                 s.n_items, round(s.spearman, 3), round(s.corrected_spearman, 3))
+
+
+def test_unlabelled_copies_hold_the_same_pairs_as_the_labelled_files_read(release, mirror):
+    """Nothing is lost by reading the labelled file: every `<lang>_<split>.csv` beside it holds
+    the same PairIDs and sentences (afr's files swap newline and tab between the two)."""
+    root = mirror / "semrel-2024"
+    checked = 0
+    for (lang, split), read in release.items():
+        if split == "train" or read.file.path.endswith(f"{lang}_{split}.csv"):
+            continue  # train has no unlabelled copy; esp/eng test are the unlabelled file
+        folder = (root / read.file.path).parent
+        plain = folder / f"{lang}_{split}.csv"
+        separator = "\t" if (lang, split) == ("afr", "dev") else "\n"
+        rows = read_file(str(plain), plain.read_bytes(), language=lang, split=split, separator=separator)
+        assert [(r["pair_id"], r["sentence1"], r["sentence2"]) for r in rows] == [
+            (r["pair_id"], r["sentence1"], r["sentence2"]) for r in read.rows], plain
+        checked += 1
+    assert checked == 14 + 12  # dev of every language, test of the 12 with published labels
