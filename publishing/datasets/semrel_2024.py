@@ -188,7 +188,8 @@ scores rounded to 2 decimals: |Δ| ≤ {ROUNDING}). Each carries `str_2021_pair_
 Columns: `pair_id` (upstream PairID, checked to name its language and split), `language`,
 `sentence1`, `sentence2` (the two lines of upstream `Text`, as written), `score` (float32, null
 where not published); configs with English train add `str_2021_pair_id`, `str_2021_source`.
-Track B and C repeat Track A's files byte for byte where they overlap: each file is read once.
+Track B and C repeat Track A's files byte for byte where they overlap: each file is read once
+(only the unlabelled `esp_dev.csv` differs between tracks, in line endings; it is not read).
 `afr_pilot_dev_labels.csv` repeats the first 20 afr dev pairs (checked) and is no split.
 
 ## Pairs per language and split
