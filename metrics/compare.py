@@ -9,6 +9,11 @@
 
   Student's t with n − 3 degrees of freedom (two-sided p). Used for STS/MT metric comparison by
   Graham & Baldwin (2014), "Testing for Significance of Increased Correlation with Human Judgment".
+- **Interval of the Pearson difference** (Zou 2007, Psychological Methods 12:399, eq. 13-15),
+  from each correlation's Fisher-z interval (l₁, u₁), (l₂, u₂) and the correlation of the two
+  estimates c = ((r₁₂ − r₁r₂/2)(1 − r₁² − r₂² − r₁₂²) + r₁₂³) / ((1 − r₁²)(1 − r₂²)):
+  L = r₁ − r₂ − √((r₁ − l₁)² + (u₂ − r₂)² − 2c(r₁ − l₁)(u₂ − r₂)),
+  U = r₁ − r₂ + √((u₁ − r₁)² + (r₂ − l₂)² − 2c(u₁ − r₁)(r₂ − l₂)).
 - **Spearman difference, paired bootstrap**: ``scipy.stats.bootstrap`` resamples items (the
   triple of predictions1, predictions2, reference stays together) and recomputes ρ₁ − ρ₂ with the
   O(n) rank statistic of :mod:`.correlation_intervals`; the interval is the percentile interval
@@ -35,6 +40,7 @@ from .correlation import correlate
 from .correlation_intervals import (
     MIN_BOOTSTRAP_ITEMS,
     Estimate,
+    Interval,
     check_scores,
     dense_ids,
     fisher_z_interval,
@@ -76,6 +82,22 @@ def williams_test(r1: float, r2: float, r12: float, n: int) -> WilliamsResult:
     return WilliamsResult(t, n - 3, float(2 * stats.t.sf(abs(t), n - 3)))
 
 
+def zou_interval(r1: float, r2: float, r12: float, n: int, confidence: float = 0.95) -> Interval:
+    """Zou's (2007) interval for r1 − r2, two correlations sharing a variable (r12: the other two).
+
+    >>> i = zou_interval(0.396, 0.179, 0.088, 66)  # Zou's (2007) worked example: (-0.093, 0.517)
+    >>> round(i.low, 3), round(i.high, 3)
+    (-0.093, 0.517)
+    """
+    if r12 >= 1:  # the two shared-variable correlations are of one variable: no difference at all
+        return Interval(r1 - r2, r1 - r2, confidence, "zou-2007")
+    (l1, u1), (l2, u2) = ((i.low, i.high) for i in (fisher_z_interval(r, n, confidence) for r in (r1, r2)))
+    c = ((r12 - r1 * r2 / 2) * (1 - r1 ** 2 - r2 ** 2 - r12 ** 2) + r12 ** 3) / ((1 - r1 ** 2) * (1 - r2 ** 2))
+    low = r1 - r2 - math.sqrt(max(0.0, (r1 - l1) ** 2 + (u2 - r2) ** 2 - 2 * c * (r1 - l1) * (u2 - r2)))
+    high = r1 - r2 + math.sqrt(max(0.0, (u1 - r1) ** 2 + (r2 - l2) ** 2 - 2 * c * (u1 - r1) * (r2 - l2)))
+    return Interval(low, high, confidence, "zou-2007")
+
+
 @dataclass(frozen=True)
 class CorrelationComparison:
     n: int
@@ -88,11 +110,13 @@ class CorrelationComparison:
     spearman2: float
     spearman_difference: Estimate  # rho1 − rho2 with its paired-bootstrap interval
     spearman_p_value: float  # two-sided: the inversion of the percentile interval
+    pearson_difference_ci: Interval | None = None  # Zou (2007)
 
     def as_dict(self) -> dict:
         d = self.spearman_difference
         return {"pearson1": self.pearson1.value, "pearson2": self.pearson2.value,
                 "pearson_difference": self.pearson1.value - self.pearson2.value,
+                "pearson_difference_ci": [self.pearson_difference_ci.low, self.pearson_difference_ci.high],
                 "pearson_between": self.pearson_between, "williams_t": self.williams.t,
                 "williams_df": self.williams.df, "williams_p_value": self.williams.p_value,
                 "spearman1": self.spearman1, "spearman2": self.spearman2, "spearman_difference": d.value,
@@ -162,7 +186,8 @@ def compare_correlations(predictions1: Sequence[float], predictions2: Sequence[f
     beyond = min(int((distribution <= 0).sum()), int((distribution >= 0).sum()))
     p_value = min(1.0, 2 * (1 + beyond) / (1 + n_resamples))
     return CorrelationComparison(n, int((~keep).sum()), pearson1, pearson2, c12.pearson, williams, c1.spearman,
-                                 c2.spearman, Estimate(delta, interval, n), p_value)
+                                 c2.spearman, Estimate(delta, interval, n), p_value,
+                                 zou_interval(c1.pearson, c2.pearson, c12.pearson, n, confidence))
 
 
 def _same_length(*values) -> list[np.ndarray]:

@@ -45,7 +45,8 @@ Args:
     seed (`int`): the bootstrap's seed (default 0).
     on_invalid (`str`): "raise" (default) or "omit" items with a non-finite value (counted).
 Returns:
-    pearson1, pearson2, pearson_difference, pearson_between (r of the two systems), williams_t,
+    pearson1, pearson2, pearson_difference, pearson_difference_ci (Zou 2007), pearson_between (r of
+    the two systems), williams_t,
     williams_df, williams_p_value; spearman1, spearman2, spearman_difference,
     spearman_difference_ci ([low, high]), spearman_difference_ci_method, spearman_p_value;
     confidence, n, n_omitted.

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from semrel.metrics.compare import compare_correlations, williams_test
+from semrel.metrics.compare import compare_correlations, williams_test, zou_interval
 from semrel.metrics.correlation_intervals import (
     BCA_MAX_N,
     cv_mean_interval,
@@ -202,3 +202,16 @@ def test_cv_mean_interval_is_the_corrected_resampled_t():
     assert plain.high - plain.low == pytest.approx(2 * stats.t.ppf(0.975, 4) * np.std(scores, ddof=1) / math.sqrt(5))
     with pytest.raises(ValueError, match="1 items; an interval for the mean over folds needs >= 2"):
         cv_mean_interval([0.8])
+
+
+def test_zou_interval_against_the_worked_example():
+    """Zou (2007), "Toward using confidence intervals to compare correlations", Psychological Methods
+    12:399, example of overlapping correlations (r12 = .396, r13 = .179, r23 = .088, n = 66): 95 % CI
+    (-.093, .517), as asserted in R's cocor test suite (cocor.dep.groups.overlap(..., test="zou2007"))."""
+    i = zou_interval(0.396, 0.179, 0.088, 66)
+    assert (round(i.low, 3), round(i.high, 3)) == (-0.093, 0.517)
+    x, y = bivariate(60, 0.5, 12)
+    c = compare_correlations(x + np.random.default_rng(0).normal(size=60), x, y, n_resamples=100)
+    r = np.corrcoef([x + np.random.default_rng(0).normal(size=60), x, y])
+    expected = zou_interval(r[0, 2], r[1, 2], r[0, 1], 60)
+    assert c.as_dict()["pearson_difference_ci"] == pytest.approx([expected.low, expected.high], abs=1e-12)
