@@ -15,6 +15,7 @@ score), so :func:`evaluate` returns one Spearman per language.
 from __future__ import annotations
 
 import csv
+import io
 import math
 import re
 from collections.abc import Sequence
@@ -185,13 +186,24 @@ def evaluate(predictions: IdScores, gold: IdScores, language: str | Sequence[str
     return out
 
 
+def format_predictions(ids: Sequence[str], scores: Sequence[float]) -> str:
+    """A submission file's text: ``PairID,Pred_Score``, then one row per id (every digit of each
+    score kept); ids checked as :class:`IdScores` checks them."""
+    checked = IdScores("predictions", ids, scores)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(PREDICTIONS_HEADER)
+    writer.writerows(zip(checked.ids, (repr(float(s)) for s in checked.scores), strict=True))
+    return out.getvalue()
+
+
 def write_predictions(path, ids: Sequence[str], scores: Sequence[float]) -> Path:
     """A submission file ``PairID,Pred_Score`` that :func:`read_predictions` reads back."""
-    checked = IdScores(path, ids, scores)
+    try:
+        text = format_predictions(ids, scores)
+    except DataValidationError as exc:
+        raise DataValidationError(path, exc.row, exc.rule, exc.detail) from None
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(PREDICTIONS_HEADER)
-        writer.writerows(zip(checked.ids, (repr(float(s)) for s in checked.scores), strict=True))
+    path.write_text(text, encoding="utf-8", newline="")
     return path

@@ -123,6 +123,9 @@ def write_model_card(output_dir: Path, *, model, data, options: dict, result, lo
     losses = {f"{e['epoch']:.2f}": e["loss"] for e in log_history if "loss" in e}
     per_source = (f"\n\nSpearman per source ({result.eval_split} split):\n\n"
                   + _table(("source", "Spearman"), result.per_source)) if result.per_source else ""
+    per_language = (f"\n\nSpearman per language ({result.eval_split} split; the SemEval-2024 Task 1 "
+                    "evaluation, `semrel evaluate`):\n\n" + _table(("language", "Spearman"), result.per_language)
+                    ) if getattr(result, "per_language", None) else ""
     lo, hi = data.score_range
     metrics = (f"On the `{result.eval_split}` split, scores and labels on the [0, 1] label "
                "scale:\n\n" + _table(("metric", "value"), {
@@ -164,7 +167,7 @@ Trained with `semrel` (semrel) on the `train` split, objective `{options['object
 
 ## Metrics
 
-{metrics}{per_source}{card_section(getattr(result, 'selection', {}))}
+{metrics}{per_source}{per_language}{card_section(getattr(result, 'selection', {}))}
 
 ## Data
 

@@ -95,12 +95,14 @@ def register(commands) -> None:
                            "cross@minilm,learning_rate=3e-5; options default to the flags); with "
                            ">= 2 members, print their rank average and out-of-fold stack per fold")
     add_selection_args(p_cv)
-    p_predict = add_command(commands, "predict", run, "predict a split; write submission JSON")
+    p_predict = add_command(commands, "predict", run, "predict a split; write a submission file")
     _data_args(p_predict)
     p_predict.add_argument("--config", default="default", help="dataset config")
     p_predict.add_argument("--model", required=True, help="a model saved by fit")
     p_predict.add_argument("--split", default="test", help="split to predict")
-    p_predict.add_argument("--output", required=True, help="JSON file {\"0\": score, ...}")
+    p_predict.add_argument("--output", required=True,
+                           help="submission file: .csv -> PairID,Pred_Score (SemEval-2024 Task 1, "
+                                "scored by semrel evaluate), else JSON {\"0\": score, ...} (C-STS)")
     p_ens = add_command(commands, "ensemble", run, "combine trained models into an ensemble folder")
     p_ens.add_argument("--member", action="append", required=True, metavar="DIR",
                        help="a model folder written by fit (repeat)")
@@ -267,6 +269,8 @@ def _print_scores(name: str, result) -> None:
           f"{result.train_seconds:.0f} s)")
     for source, rho in result.per_source.items():
         print(f"    {source:<12} {rho:.4f}")
+    for language, rho in getattr(result, "per_language", {}).items():
+        print(f"    {language:<12} {rho:.4f}")
 
 
 def _print_ensemble(ensemble) -> None:
@@ -378,6 +382,8 @@ def _run(args: argparse.Namespace) -> int:
             print(f"    {source:<12} {rho:.4f}")
     else:
         data = _predict_range(args, _load_kwargs(args))
-        path = write_submission(predict(args.model, data, args.split), args.output)
+        rows = data.splits[args.split] if args.split in data.splits else None
+        ids = list(rows["pair_id"]) if rows is not None and "pair_id" in rows.column_names else None
+        path = write_submission(predict(args.model, data, args.split), args.output, ids=ids)
         print(f"{len(data.splits[args.split])} predictions of {data.name}/{args.split} -> {path}")
     return 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import os
 import re
 import shutil
@@ -23,6 +24,8 @@ import numpy as np
 
 from semrel.dataset_scripts.pretrained import known_base_model
 from semrel.metrics.correlation_intervals import cv_mean_interval, pearson_interval, spearman_interval
+from semrel.metrics.errors import DataValidationError
+from semrel.metrics.submission import IdScores, evaluate, format_predictions
 
 from .arguments import PairTrainingArguments, precision_used, recorded_options, stored_options
 from .card import write_model_card
@@ -39,6 +42,7 @@ FAMILIES = {"cv": "cv-fold-", "lodo": "lodo-"}
 # the run's fingerprint (what resuming and overwriting check); beside the checkpoints, which stay
 # local (publishing skips checkpoints/), since it names the local starting-model path
 RUN_FILE = "checkpoints/semrel_run.json"
+log = logging.getLogger(__name__)
 HUB_ID = re.compile(r"^[\w.-]+/[\w.-]+$")  # namespace/name
 
 
@@ -70,6 +74,7 @@ class FitResult:
     spearman: float | None
     mse: float | None
     per_source: dict[str, float] = field(default_factory=dict)
+    per_language: dict[str, float] = field(default_factory=dict)  # per_language_spearman
     train_pairs: int = 0
     train_seconds: float = 0.0
     pairs_per_second: float = 0.0
@@ -331,6 +336,23 @@ def per_source_spearman(split: datasets.Dataset, predictions, labels) -> dict[st
             for s in sorted(set(sources.tolist())) if (sources == s).sum() >= 2}
 
 
+def per_language_spearman(split: datasets.Dataset, predictions, labels) -> dict[str, float]:
+    """The SemEval-2024 Task 1 evaluation of a split with a ``language`` column (semrel-2024):
+    Spearman per language after aligning the predictions to the split's ``pair_id``
+    (:func:`semrel.metrics.submission.evaluate`); empty without a ``language`` column, or with a
+    warning when a language's Spearman is undefined (constant predictions)."""
+    if "language" not in split.column_names:
+        return {}
+    ids = list(split["pair_id"]) if "pair_id" in split.column_names else list(range(len(split)))
+    try:
+        scores = evaluate(IdScores("predictions", ids, predictions), IdScores("labels", ids, labels),
+                          list(split["language"]))
+    except DataValidationError as exc:
+        log.warning("per-language Spearman not computed: %s", exc)
+        return {}
+    return {language: score.spearman for language, score in scores.items()}
+
+
 def _with_output(args: PairTrainingArguments, output_dir) -> PairTrainingArguments:
     """``args`` with another ``output_dir`` (a copy: the device fields stay as resolved)."""
     args = copy.copy(args)
@@ -401,7 +423,7 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
     train_output = trainer.train(resume_from_checkpoint=resume or None)
     selection = {} if eval_data is None else selection_record(trainer.state, eval_data,
                                                               trainer.args)
-    scores, per_source = SimilarityResult(None, None, None), {}
+    scores, per_source, per_language = SimilarityResult(None, None, None), {}, {}
     if eval_name is not None:
         evaluation = pretokenize_pairs(prepare_pairs(
             data.splits[eval_name], data.score_range, where=f"{data.name}/{eval_name}"), model)
@@ -410,6 +432,7 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
         labels = np.asarray(evaluation["labels"], dtype=np.float64)
         scores = similarity_scores(predictions, labels)
         per_source = per_source_spearman(data.splits[eval_name], predictions, labels)
+        per_language = per_language_spearman(data.splits[eval_name], predictions, labels)
     seconds = float(train_output.metrics["train_runtime"])
     used = trainer.args
     pairs_all_steps = (len(train) * float(used.num_train_epochs) if used.max_steps <= 0 else
@@ -421,6 +444,7 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
         output_dir=str(output_dir), eval_split=eval_name, pearson=scores.pearson,
         spearman=scores.spearman, mse=scores.mse, per_source=per_source,
         **(eval_intervals(predictions, labels) if eval_name is not None else {}),
+        per_language=per_language,
         train_pairs=len(train), train_seconds=seconds,
         pairs_per_second=pairs_here / seconds if seconds > 0 else 0.0,
         n_omitted_groups=trainer.n_omitted_groups, data=data.name,
@@ -596,7 +620,14 @@ def predict(model_path, data: PairData, split: str = "test", *,
     return unscale(scores, data.score_range)
 
 
-def write_submission(predictions: np.ndarray, path: str | os.PathLike) -> Path:
-    """The C-STS submission file: a JSON object ``{"0": float, ..., "n-1": float}`` by row,
-    written beside ``path`` and renamed in (:func:`~trainers.folders.write_text_whole`)."""
+def write_submission(predictions: np.ndarray, path: str | os.PathLike, ids=None) -> Path:
+    """The submission file ``path`` names by its suffix, written beside it and renamed in
+    (:func:`~trainers.folders.write_text_whole`): ``.csv``, the SemEval-2024 Task 1 file
+    ``PairID,Pred_Score`` (``ids``: the split's ``pair_id``; ``semrel evaluate`` scores it);
+    otherwise the C-STS JSON object ``{"0": float, ..., "n-1": float}`` by row."""
+    if Path(path).suffix.lower() == ".csv":
+        if ids is None:
+            raise ParameterError("path", str(path), "is a .csv submission (PairID,Pred_Score), "
+                                 "which needs the split's pair_id column; this split has none")
+        return write_text_whole(path, format_predictions(ids, predictions))
     return write_text_whole(path, json.dumps({str(i): float(p) for i, p in enumerate(predictions)}))
