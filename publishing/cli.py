@@ -219,8 +219,7 @@ def cmd_push(args) -> int:
         _folder("--model", model, exists=True, hint=" (a run folder of `semrel fit`)")
     # --model alone pushes only the models; --all (or no --model) adds every dataset and metric
     names = args.only or (publish.known_names() if args.all or not args.model else [])
-    _folder("--out", args.out, exists=bool(names), write=True,
-            hint=": run `semrel build` first" if names else "")
+    _folder("--out", args.out, write=True)  # staging goes there (a card-only repo needs no build)
     _check_cache_dir(args.cache_dir)
     data_dirs = _data_dirs(args.data_dir)
     try:

@@ -198,12 +198,10 @@ SWEEP = [  # (id, argv with {placeholders}, the one line after "semrel CMD: erro
      "--mirror {file}: is a file, not a directory" + MIRROR_HINT),
     ("verify --data-dir file", "verify --out {out} --data-dir c-sts={file}", "--data-dir c-sts={file}: is a file, "
                                                                              "not a folder" + DATA_HINT),
-    ("push --out missing", "push --namespace ORG --out {missing} --only str-2021 --dry-run",
-     "--out {missing}: no such folder: run `semrel build` first"),
     ("push --out file", "push --namespace ORG --out {file} --only str-2021 --dry-run",
      "--out {file}: is a file, not a folder"),
     ("push --out read-only", "push --namespace ORG --out {out}/o --only str-2021 --dry-run READONLY",
-     "--out {out}/o: no such folder: run `semrel build` first"),
+     "--out {out}/o: cannot write in {out} (Read-only file system)"),
     ("push --model missing", "push --namespace ORG --out {out} --model {missing} --dry-run",
      "--model {missing}: no such folder (a run folder of `semrel fit`)"),
     ("push --model file", "push --namespace ORG --out {out} --model {file} --dry-run",
