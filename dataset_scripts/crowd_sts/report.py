@@ -30,16 +30,17 @@ def _num(value, fmt="{:.3f}") -> str:
 
 
 def table1(study) -> str:
-    lines = ["Table 1. Pearson r of measures with pair mean labels: baseline and all five filters",
+    lines = ["Table 1. Pearson r of measures with pair mean labels: baseline and all five filters "
+             "(ours Δr: the 95 % interval of r_filt − r_base, Zou 2007; * excludes 0)",
              f"{'measure':<14} {'paper base':>10} {'ours base':>10} {'paper filt':>10} "
-             f"{'ours filt':>10} {'paper %':>8} {'ours %':>8}"]
+             f"{'ours filt':>10} {'paper %':>8} {'ours %':>8} {'ours Δr 95% CI':>18}"]
     filt = str(list(range(1, 6)))
     for measure in study.r.columns:
         paper = TABLE1.get(measure, (None, None, None))
         lines.append(f"{MEASURE_NAMES[measure]:<14} {_num(paper[0], '{:.2f}'):>10} "
                      f"{study.r.at['baseline', measure]:>10.3f} {_num(paper[1], '{:.2f}'):>10} "
                      f"{study.r.at[filt, measure]:>10.3f} {_num(paper[2], '{:+.1f}'):>8} "
-                     f"{study.change.at[filt, measure]:>+8.1f}")
+                     f"{study.change.at[filt, measure]:>+8.1f} {_interval(study, filt, measure):>18}")
     best = study.change.drop(index="baseline").mean(axis=1).idxmax()
     lines.append(f"pairs: baseline {study.n_pairs['baseline']:,}, all five {study.n_pairs[filt]:,} "
                  f"({study.n_workers_dropped[filt]} workers dropped); largest mean gain: {best} "
@@ -65,7 +66,33 @@ def table2(classes: pd.DataFrame, annotators: pd.DataFrame) -> str:
 
 
 TABLE3_TITLE = ("Table {number}. r (ours % change / paper % change) per filter combination "
-                "[1] slow [2] low variance [3] high random [4] disagreeable [5] sentiment")
+                "[1] slow [2] low variance [3] high random [4] disagreeable [5] sentiment; "
+                "* ours exceeds its 95 % interval (Zou 2007, r_filt − r_base)")
+
+
+def _interval(study, label: str, measure: str) -> str:
+    """``[low, high]`` of r_filt − r_base, ``*`` where it excludes 0; empty without intervals."""
+    if study.low is None or pd.isna(study.low.at[label, measure]):
+        return ""
+    star = "*" if study.significant.at[label, measure] else ""
+    return f"[{study.low.at[label, measure]:+.3f}, {study.high.at[label, measure]:+.3f}]{star}"
+
+
+def _star(study, label: str, measure: str) -> str:
+    return "*" if study.low is not None and study.significant.at[label, measure] else ""
+
+
+def significance_note(study) -> str:
+    """How many filter effects (combination × measure) exceed their 95 % interval."""
+    if study.low is None:
+        return ""
+    effects = study.significant.drop(index="baseline")
+    moved = study.change.drop(index="baseline") != 0
+    return (f"{int(effects.to_numpy().sum())} of {int(moved.to_numpy().sum())} filter effects that move r "
+            f"(combination × measure) exceed their 95 % interval (Zou 2007, dependent correlations "
+            f"sharing the measure, on the pairs each filtered score keeps); not: "
+            + (", ".join(sorted({label for label in effects.index if moved.loc[label].any()
+                                 and not effects.loc[label].all()}, key=len)) or "none"))
 
 
 def table3_rows(study) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -84,7 +111,7 @@ def table3_rows(study) -> list[tuple[str, list[str], list[list[str]]]]:
                     cells.append(f"{r:.3f}")
                     continue
                 paper = TABLE3[key].get(measure)
-                cells.append(f"{r:.3f} ({study.change.at[label, measure]:+.1f} / "
+                cells.append(f"{r:.3f} ({study.change.at[label, measure]:+.1f}{_star(study, label, measure)} / "
                              f"{_num(paper, '{:+.1f}')})")
             rows.append([label, *cells])
         tables.append((TABLE3_TITLE.format(number=number), ["filters", *(MEASURE_NAMES[m] for m in block)],
@@ -139,4 +166,4 @@ def report(annotations: pd.DataFrame, annotators: pd.DataFrame, pairs: pd.DataFr
     """Tables 1-4 as text, ours beside the paper's (``scripts/reproduce_crowd_sts.py``)."""
     r = paper_study(annotations, annotators, pairs, minilm=minilm)
     return "\n\n".join([r.head, table1(r.study), table2(r.classes, annotators), table3(r.study),
-                        r.note])
+                        significance_note(r.study), r.note])

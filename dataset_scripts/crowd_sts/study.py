@@ -4,6 +4,11 @@ For a set of dropped workers, each pair's human score is the mean label of the r
 annotations (pairs left without a label drop out); the statistic is Pearson's r between that
 score and an automated measure over the pairs, and the change is 100 · (r_filtered − r_base) /
 r_base, as in the authors' code. Table 2 restricts the labels to one annotator class.
+
+Is a change more than noise? r_filtered and r_base share the measure and are computed on the same
+pairs, so they are dependent correlations: :func:`difference_interval` gives Zou's (2007) interval
+for r_filtered − r_base (semrel.metrics.compare.zou_interval), on the pairs the filtered score
+keeps; a change whose interval excludes 0 is larger than its sampling noise.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
+
+from semrel.metrics.compare import zou_interval
 
 from . import measures as m
 from .filters import PAPER_NUMBER, drop_workers
@@ -65,28 +72,57 @@ def paper_key(names: Iterable[str]) -> tuple[int, ...]:
 @dataclass(frozen=True)
 class FilterStudy:
     """``r``: rows = "baseline" and each combination label such as "[2, 3]", columns = measures;
-    ``change``: % change against the baseline; ``n_pairs``/``n_workers_dropped`` per row."""
+    ``change``: % change against the baseline; ``n_pairs``/``n_workers_dropped`` per row;
+    ``low``/``high``: the 95 % interval of r_filtered − r_base (:func:`difference_interval`; the
+    baseline row 0), so ``significant`` marks the changes whose interval excludes 0."""
 
     r: pd.DataFrame
     change: pd.DataFrame
     n_pairs: pd.Series
     n_workers_dropped: pd.Series
+    low: pd.DataFrame | None = None
+    high: pd.DataFrame | None = None
+
+    @property
+    def significant(self) -> pd.DataFrame:
+        return (self.low > 0) | (self.high < 0)
+
+
+def difference_interval(annotations: pd.DataFrame, measures: pd.DataFrame, dropped: Iterable[str],
+                        confidence: float = 0.95) -> tuple[pd.Series, pd.Series]:
+    """Zou's (2007) interval of r(measure, filtered score) − r(measure, base score) per measure, on
+    the pairs the filtered score keeps (the base score averages all their labels); NaN where fewer
+    than 4 pairs remain."""
+    base = annotations.groupby("pair_id")["label"].mean()
+    filtered = drop_workers(annotations, dropped).groupby("pair_id")["label"].mean()
+    pairs = measures.index.intersection(filtered.index)
+    base, filtered, table = base.reindex(pairs), filtered.reindex(pairs), measures.loc[pairs]
+    low, high = {}, {}
+    for name in table.columns:
+        if len(pairs) < 4:
+            low[name] = high[name] = np.nan
+            continue
+        r_filtered, r_base = table[name].corr(filtered), table[name].corr(base)
+        interval = zou_interval(r_filtered, r_base, base.corr(filtered), len(pairs), confidence)
+        low[name], high[name] = interval.low, interval.high
+    return pd.Series(low), pd.Series(high)
 
 
 def filter_study(annotations: pd.DataFrame, measures: pd.DataFrame,
                  flagged: Mapping[str, frozenset[str]]) -> FilterStudy:
     """Baseline and every combination of the filters in ``flagged`` (filter name -> flagged
     workers; paper Tables 3 and 4). A combination drops the union of its filters' workers."""
-    rows, n_pairs, n_dropped = {}, {}, {}
+    rows, n_pairs, n_dropped, low, high = {}, {}, {}, {}, {}
     for combo in [()] + combinations_of(list(flagged)):
         label = "baseline" if not combo else str(list(paper_key(combo)))
         dropped = frozenset().union(*(flagged[name] for name in combo))
         rows[label] = correlations(annotations, measures, dropped)
         n_pairs[label] = drop_workers(annotations, dropped)["pair_id"].nunique()
         n_dropped[label] = len(dropped)
+        low[label], high[label] = difference_interval(annotations, measures, dropped)
     r = pd.DataFrame(rows).T
     return FilterStudy(r, percent_change(r, r.loc["baseline"]), pd.Series(n_pairs),
-                       pd.Series(n_dropped))
+                       pd.Series(n_dropped), pd.DataFrame(low).T[r.columns], pd.DataFrame(high).T[r.columns])
 
 
 def class_study(annotations: pd.DataFrame, measures: pd.DataFrame, annotators: pd.DataFrame,
