@@ -10,7 +10,14 @@ import numpy as np
 
 from semrel.dataset_scripts.crowd_sts.builder import AUTHORS_LIST, CITATION, FILTERED, LICENCE, REPO
 from semrel.dataset_scripts.crowd_sts.reading import DEFAULT_KEY, KEY_ENV
-from semrel.dataset_scripts.crowd_sts.report import frame, paper_study, table1, table2, table3_rows
+from semrel.dataset_scripts.crowd_sts.report import (
+    frame,
+    paper_study,
+    significance_note,
+    table1,
+    table2,
+    table3_rows,
+)
 from semrel.dataset_scripts.crowd_sts.study import worker_count_table
 
 from ..cards import build_recipe, histograms, markdown_table, split_statistics
@@ -48,7 +55,8 @@ def paper_tables(annotations, annotators, pairs) -> str:
     r = paper_study(annotations, annotators, pairs, minilm=False)
     tables34 = "\n\n".join(f"**{title}**\n\n{markdown_table(header, rows)}"
                            for title, header, rows in table3_rows(r.study))
-    return (f"```\n{r.head}\n\n{table1(r.study)}\n\n{table2(r.classes, annotators)}\n\n{r.note}\n```"
+    return (f"```\n{r.head}\n\n{table1(r.study)}\n\n{table2(r.classes, annotators)}\n\n"
+            f"{significance_note(r.study)}\n\n{r.note}\n```"
             f"\n\n{tables34}")
 
 
