@@ -25,8 +25,8 @@ SPLITS = ("train", "dev", "validation", "test")  # semrel_2024.evaluation.SPLITS
 
 def register(commands) -> None:
     """Add ``evaluate`` to the ``semrel`` command."""
-    parser = add_command(commands, "evaluate", run, "score SemEval-2024 Task 1 predictions files "
-                         "(PairID,Pred_Score): Spearman per language", description=__doc__)
+    parser = add_command(commands, "evaluate", run, "SemEval-2024 Task 1 evaluation: Spearman per language",
+                         description=__doc__)
     parser.add_argument("predictions", nargs="+", type=Path, metavar="PREDICTIONS",
                         help="CSV files with the header PairID,Pred_Score")
     gold = parser.add_mutually_exclusive_group(required=True)
