@@ -436,7 +436,8 @@ def test_a_model_fit_on_a_semrel_dataset_is_pushed_with_its_dataset_repo(toy_reg
         result = run(hub, tmp_path / "build", "--model", str(run_dir), home=tmp_path,
                      mirror=mirror)
         assert result.returncode == 0, result.stderr
-        assert f"card: datasets {NS}/toy-sts" in result.stdout
+        assert f"    README.md  (datasets: [{NS}/toy-sts]; its usage snippet loads {NS}/toy-minilm)" \
+            in result.stdout
         files = hub.files("model", f"{NS}/toy-minilm")
         assert ModelCard(files["README.md"].decode()).data.datasets == [f"{NS}/toy-sts"]
         assert "model.safetensors" in files and "eval_predictions.json" in files
