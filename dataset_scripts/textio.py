@@ -10,14 +10,12 @@ from __future__ import annotations
 import codecs
 import csv
 import io
-import re
 from collections.abc import Iterator, Sequence
+
+from semrel.metrics.text_numbers import NUMBER, NUMBER_RULE, ascii_number  # noqa: F401 (one rule, re-exported)
 
 from .errors import DataValidationError
 
-# ASCII digits only: Python's float()/int() would also read "٣" (Arabic-Indic 3), "1_000", "nan"
-NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-NUMBER_RULE = "ASCII digits, e.g. 4 or 4.5"
 ON_INVALID = ("raise", "omit")  # scipy's nan_policy words: stop at a bad row, or drop and count
 
 
@@ -26,13 +24,6 @@ def check_on_invalid(value: str) -> str:
     if value not in ON_INVALID:
         raise ValueError(f"on_invalid must be 'raise' or 'omit', got {value!r}")
     return value
-
-
-def ascii_number(raw: str | None) -> float | None:
-    """``float(raw)`` when ``raw`` (surrounding whitespace aside) is a decimal number written in
-    ASCII (:data:`NUMBER`), else ``None``: no nan/inf words, no other scripts' digits, no ``_``."""
-    text = (raw or "").strip()
-    return float(text) if NUMBER.fullmatch(text) else None
 
 
 def decode_utf8(name: str, data: bytes) -> str:

@@ -18,13 +18,13 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
-import re
 from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 
 from ..errors import DataValidationError
+from ..text_numbers import ascii_number
 
 Choice = Literal["item", "position"]
 OnInvalid = Literal["raise", "omit"]
@@ -320,13 +320,11 @@ def _from_positions(positions: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return np.where(ok, codes.ravel()[np.arange(n) * k + index], -2)
 
 
-POSITION = re.compile(r"[0-9]+(?:\.0*)?")  # ASCII digits: float() would also read "١" (Arabic-Indic 1)
-
-
 def _number(value) -> float:
-    """A position written as text (a file's cell): ASCII digits only, else NaN (no position)."""
+    """A position written as text (a file's cell): ASCII digits only (``ascii_number``), else NaN."""
     if isinstance(value, str):
-        return float(value) if POSITION.fullmatch(value.strip()) else float("nan")
+        number = ascii_number(value)
+        return float("nan") if number is None else number
     try:
         return float(value)
     except (TypeError, ValueError):

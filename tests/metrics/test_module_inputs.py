@@ -159,6 +159,44 @@ def test_a_failed_call_leaves_the_module_as_it_was():
         assert bws.compute(**ints) == expected["ints"]
 
 
+STICKY = [  # (module, config, a valid call, a valid call of other input types, failing calls)
+    ("split_half_reliability", None, dict(tuples=[[1, 2, 3, 4]] * 4 + [[1, 2, 3, 5]] * 4, best=[1] * 8,
+                                          worst=[4, 3, 4, 4, 5, 5, 3, 5], trials=10),
+     dict(VALID[SHR], trials=10), [dict(VALID[SHR], trials=2.5), dict(tuples=[[1.5, 2, 3, 4]], best=[1], worst=[2]),
+                                   dict(VALID[SHR], best=["a"] * 7 + ["z"], trials=10)]),
+    ("split_half_reliability", "ratings", dict(VALID[RATINGS], trials=10),
+     dict(items=["x", "x", "y", "y", "z", "z"], ratings=[1.5, 2.5, 3.0, 4.0, 5.0, 5.5], trials=10),
+     [dict(items=[1, 1], ratings=[1, 2]), dict(VALID[RATINGS], trials=10, seed=-1),
+      dict(items=["x", "x"], ratings=[1, 2], trials=10)]),
+    ("annotator_agreement", None, dict(VALID[AGREE]),
+     dict(items=[1, 1, 2, 2, 3, 3], annotators=[7, 8] * 3, ratings=[1, 2, 4, 4, 5, 6]),
+     [dict(items=[1.5, 1], annotators=["x", "y"], ratings=[1, 2]), dict(VALID[AGREE], on_invalid="skip"),
+      dict(items=["a", "a", "b"], annotators=["x", "y", "x"], ratings=[1, 2, 3])]),
+    ("lexical_overlap", None, dict(VALID[LEX]), dict(VALID[LEX], references=[3, 1, 5]),
+     [dict(VALID[LEX], references=["x", 1, 2]), dict(VALID[LEX], references=[0.1, float("nan"), 0.3])]),
+    ("mse_lower_bound", None, dict(VALID[MSE]), dict(annotations=[[1.5, 2, 2, 3], [0, 0, 1, 1]]),
+     [dict(annotations=[[1, 2, "x", 3]]), dict(VALID[MSE], model="z"), dict(annotations=[[1, 2]])]),
+]
+
+
+@pytest.mark.parametrize("name, config, first, other, failures", STICKY,
+                         ids=[f"{n}{f'[{c}]' if c else ''}" for n, c, *_ in STICKY])
+def test_every_module_is_as_it_was_after_a_failure(name, config, first, other, failures):
+    """The other four modules: a failing call between two valid calls of different input types."""
+    args = (module_path(name),) + ((config,) if config else ())
+    mod = evaluate.load(*args, experiment_id=uuid.uuid4().hex)
+    fresh = evaluate.load(*args, experiment_id=uuid.uuid4().hex)
+    expected = [fresh.compute(**first), fresh.compute(**other)]
+    assert mod.compute(**first) == expected[0]
+    for bad in failures:
+        with pytest.raises(ValueError):
+            mod.compute(**bad)
+        assert mod.compute(**other) == expected[1]
+        with pytest.raises(ValueError):
+            mod.compute(**bad)
+        assert mod.compute(**first) == expected[0]
+
+
 def test_a_refused_batch_keeps_the_earlier_batches():
     bws = evaluate.load(module_path("bws_scores"), experiment_id=uuid.uuid4().hex)
     bws.add_batch(tuples=T2[:1], best=["a"], worst=["d"])
