@@ -34,6 +34,9 @@ from .correlation_intervals import (
     Interval,
     check_scores,
     correlation_intervals,
+    dense_ids,
+    rank_correlation,
+    resampled_ranks,
 )
 
 AGGREGATIONS = ("mean", "median", "average_annotator")
@@ -125,9 +128,11 @@ def _valid_items(predictions: np.ndarray, annotations, flat, on_invalid: str) ->
 
 
 def average_annotator(annotations: list[np.ndarray], confidence: float = 0.95, *, n_resamples: int = 1000,
-                      seed: int | None = 0) -> dict[str, Estimate]:
+                      seed: int | None = 0, include_self: bool = False) -> dict[str, Estimate]:
     """Each annotation against the mean of its item's other annotations, pooled: Pearson and Spearman,
     with percentile intervals from a bootstrap over items (Sido et al. 2021's average annotator).
+    ``include_self=True``: against the mean of all the item's annotations, itself included (the
+    paper's Table 1 "inter" row as semrel's ``annotator_agreement`` computes it).
 
     >>> items = [[1, 2], [2, 3], [4, 4], [5, 6], [0, 1], [3, 2], [6, 5], [1, 1]]
     >>> e = average_annotator([np.array(a, float) for a in items])
@@ -142,14 +147,23 @@ def average_annotator(annotations: list[np.ndarray], confidence: float = 0.95, *
         raise ValueError(f"{m.size} items; the average annotator's bootstrap interval needs >= {MIN_BOOTSTRAP_ITEMS}")
     values = np.concatenate(annotations)
     item_of = np.repeat(np.arange(m.size), m)
-    others = (np.bincount(item_of, values)[item_of] - values) / (m[item_of] - 1)
+    sums = np.bincount(item_of, values)[item_of]
+    others = sums / m[item_of] if include_self else (sums - values) / (m[item_of] - 1)
     check_scores({"annotations": values, "the other annotations' means": others}, min_items=2)
     starts = np.cumsum(m) - m
 
-    def statistic(items):
-        rows = np.concatenate([np.arange(starts[i], starts[i] + m[i]) for i in items])
-        c = correlate(values[rows], others[rows])
-        return np.array([c.pearson, c.spearman])
+    (ids_x, distinct_x), (ids_y, distinct_y) = dense_ids(values), dense_ids(others)
+
+    def statistic(items):  # the annotations of the resampled items, each item's rows kept together
+        sizes = m[items]
+        offsets = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        rows = np.repeat(starts[items], sizes) + offsets
+        x, y = values[rows] - values[rows].mean(), others[rows] - others[rows].mean()
+        dot = lambda a, b: np.einsum("i,i->", a, b)  # noqa: E731 (not BLAS: no thread start-up per call)
+        pearson = dot(x, y) / np.sqrt(dot(x, x) * dot(y, y))
+        spearman = rank_correlation(resampled_ranks(ids_x[rows][None], distinct_x),
+                                    resampled_ranks(ids_y[rows][None], distinct_y))[0]
+        return np.array([pearson, spearman])
 
     with np.errstate(invalid="ignore", divide="ignore"):
         result = stats.bootstrap((np.arange(m.size),), statistic, vectorized=False, n_resamples=n_resamples,
