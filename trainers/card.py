@@ -145,6 +145,11 @@ def write_model_card(output_dir: Path, *, model, data, options: dict, result, lo
                 + (f". `semrel push --namespace NS --model DIR` adds `datasets: "
                    f"[NS/{semrel_id}]`, the dataset repo that namespace publishes" if semrel_id
                    else ""))
+    head = "semrel_head.safetensors" if (Path(output_dir) / "semrel_head.safetensors").is_file() else None
+    loads = ("" if library != "semrel" else
+             f"\nOnly semrel loads this model: its conditioning{f' and its head (`{head}`)' if head else ''} "
+             "are semrel code. transformers' `AutoModel` would load the bare encoder of `config.json`"
+             + (f" and silently drop `{head}`" if head else " without the condition") + ".\n")
     pooling = (f"pooling `{model.pooling}`" if model.pooling else
                "the architecture's classification head")
     method = [SBERT_CITATION] + ([CONDITIONAL_ENCODERS_CITATION] if model.conditional else [])
@@ -157,7 +162,7 @@ def write_model_card(output_dir: Path, *, model, data, options: dict, result, lo
 Trained with `semrel` (semrel) on the `train` split, objective `{options['objective']}`.
 
 ## Usage
-
+{loads}
 ```bash
 {install}
 ```

@@ -116,6 +116,9 @@ def test_every_card_loads_as_it_says_and_its_snippet_runs(encoder, tmp_path, kin
         assert "pip install 'sentence-transformers>=6.0'" in text  # what pyproject requires
     else:
         assert "PairEncoder.from_pretrained(path)" in text and "transformers" not in meta.tags
+        assert "Only semrel loads this model" in text and "`AutoModel` would load the bare encoder" in text
+        if kind == "tri":
+            assert "silently drop `semrel_head.safetensors`" in text
     snippet = re.search(r"```python\n(.*?)```", text, re.S)[1]
     assert f'path = "{run_dir.name}"' in snippet
     done = subprocess.run([sys.executable, "-c", snippet + "\nprint('ran')"], cwd=tmp_path,
