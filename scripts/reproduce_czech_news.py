@@ -16,7 +16,13 @@ import argparse
 import numpy as np
 
 from semrel.dataset_scripts import load
-from semrel.dataset_scripts.czech_news_sts.paper import PAPER_BOUND, PAPER_INTER, PAPER_TABLE2_FREE, agreement_of
+from semrel.dataset_scripts.czech_news_sts.paper import (
+    PAPER_BOUND,
+    PAPER_INTER,
+    PAPER_TABLE2_FREE,
+    agreement_intervals,
+    agreement_of,
+)
 from semrel.metrics.lower_bound import mse_lower_bound
 
 EXPLANATION = """\
@@ -38,14 +44,34 @@ Why the numbers differ
   variance {var:.3f})."""
 
 
+def _interval(estimate) -> str:
+    return f"[{estimate.interval.low:.3f}, {estimate.interval.high:.3f}]"
+
+
 def report(name: str, annotations: list[list[int]]) -> None:
     agreement = agreement_of(annotations)
     t, normal = mse_lower_bound(annotations), mse_lower_bound(annotations, model="normal")
     print(f"\n{name}: {len(annotations):,} pairs, {sum(map(len, annotations)):,} annotations")
-    print(f"  {'Table 1 inter':<24} {'paper':>7} {'pooled':>7} {'diff':>7} {'LOO':>7}")
+    try:  # 95 % intervals of the correlations: a bootstrap over pairs (seed 0)
+        intervals, why = agreement_intervals(annotations), ""
+    except ValueError as exc:
+        intervals, why = None, str(exc)
+    print(f"  {'Table 1 inter':<24} {'paper':>7} {'pooled':>7} {'diff':>7} {'LOO':>7}"
+          f"  {'pooled 95% CI':>16} {'LOO 95% CI':>16}")
     for stat, paper in PAPER_INTER.items():
         pooled, loo = getattr(agreement.inter, stat), getattr(agreement.inter_loo, stat)
-        print(f"  {stat:<24} {paper:>7.3f} {pooled:>7.3f} {pooled - paper:>+7.3f} {loo:>7.3f}")
+        ci = "".join(f"  {_interval(intervals[k][stat]):>16}" for k in ("pooled", "loo")) \
+            if intervals and stat in intervals["pooled"] else ""
+        print(f"  {stat:<24} {paper:>7.3f} {pooled:>7.3f} {pooled - paper:>+7.3f} {loo:>7.3f}{ci}")
+    if intervals is None:
+        print(f"  (no intervals: {why})")
+    else:
+        outside = [f"{stat} {paper:.3f}" for stat, paper in PAPER_INTER.items() if stat in intervals["pooled"]
+                   and all(not e.interval.low <= paper <= e.interval.high
+                           for e in (intervals["pooled"][stat], intervals["loo"][stat]))]
+        if outside:
+            print(f"  the paper's {', '.join(outside)} lie outside both intervals: the measure differs, "
+                  "not the sample of pairs")
     print(f"  {'Krippendorff alpha':<24} {'-':>7} {agreement.alpha:>7.3f}")
     print(f"  {'MSE lower bound (t)':<24} {PAPER_BOUND:>7.4f} {t.bound:>7.4f} "
           f"{t.bound - PAPER_BOUND:>+7.4f}   RMSE {t.rmse_bound:.4f}, {t.n_items} pairs used")

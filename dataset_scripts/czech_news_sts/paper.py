@@ -18,3 +18,18 @@ def agreement_of(annotations):
     annotators = np.concatenate([np.arange(len(a)) for a in annotations])  # positions, not ids
     return annotator_agreement(items, annotators, np.concatenate(
         [np.asarray(a, dtype=float) for a in annotations]))
+
+
+def agreement_intervals(annotations, confidence: float = 0.95, *, n_resamples: int = 1000,
+                        seed: int | None = 0) -> dict:
+    """Intervals of the inter-annotator Pearson and Spearman of :func:`agreement_of`: ``pooled``
+    (each rating against its pair's mean, the paper's Table 1) and ``loo`` (against the mean of
+    the others), each ``{"pearson": Estimate, "spearman": Estimate}`` with a percentile interval
+    from a bootstrap over pairs that keeps a pair's annotations together
+    (:func:`semrel.metrics.human_correlation.average_annotator`). Needs >= 8 pairs."""
+    from semrel.metrics.human_correlation import average_annotator
+
+    arrays = [np.asarray(a, dtype=float) for a in annotations]
+    options = dict(n_resamples=n_resamples, seed=seed)
+    return {"pooled": average_annotator(arrays, confidence, include_self=True, **options),
+            "loo": average_annotator(arrays, confidence, **options)}
