@@ -245,7 +245,15 @@ def print_ensembles(results: dict, ensembles: list[str], folds: list[int]) -> di
             vals = {n: np.mean([cv.per_source[f][source][n] for f in cv.per_source])
                     for n in names}
             print(f"  {source:<10} " + "  ".join(f"{n[:18]} {v:.4f}" for n, v in vals.items()))
-        summary[ensemble] = {"folds": cv.folds, "mean": mean,
+        print("  ensemble - member on the pooled out-of-fold predictions (semrel.metrics.compare): "
+              "Spearman difference [95% CI], paired bootstrap p, Williams p")
+        for method, members_vs in cv.comparisons.items():
+            for member, c in members_vs.items():
+                print(f"    {method} - {member[:18]}: " + (f"not tested ({c['error']})" if "error" in c else
+                      f"{c['spearman_difference']:+.4f} [{c['spearman_difference_ci'][0]:+.4f}, "
+                      f"{c['spearman_difference_ci'][1]:+.4f}]  p {c['spearman_p_value']:.4f}  "
+                      f"Williams p {c['williams_p_value']:.4f}  n {c['n']}"))
+        summary[ensemble] = {"folds": cv.folds, "mean": mean, "comparisons": cv.comparisons,
                              "stack_weights": {f: asdict(w) for f, w in cv.stack_weights.items()}}
     return summary
 
