@@ -89,10 +89,11 @@ def zou_interval(r1: float, r2: float, r12: float, n: int, confidence: float = 0
     >>> round(i.low, 3), round(i.high, 3)
     (-0.093, 0.517)
     """
-    if r12 >= 1:  # the two shared-variable correlations are of one variable: no difference at all
+    if r12 >= 1 - 1e-12:  # the two shared-variable correlations are of one variable: no difference at all
         return Interval(r1 - r2, r1 - r2, confidence, "zou-2007")
     (l1, u1), (l2, u2) = ((i.low, i.high) for i in (fisher_z_interval(r, n, confidence) for r in (r1, r2)))
-    c = ((r12 - r1 * r2 / 2) * (1 - r1 ** 2 - r2 ** 2 - r12 ** 2) + r12 ** 3) / ((1 - r1 ** 2) * (1 - r2 ** 2))
+    scale = (1 - r1 ** 2) * (1 - r2 ** 2)  # 0 where |r| = 1: that interval is a point, c is not needed
+    c = ((r12 - r1 * r2 / 2) * (1 - r1 ** 2 - r2 ** 2 - r12 ** 2) + r12 ** 3) / scale if scale > 0 else 0.0
     low = r1 - r2 - math.sqrt(max(0.0, (r1 - l1) ** 2 + (u2 - r2) ** 2 - 2 * c * (r1 - l1) * (u2 - r2)))
     high = r1 - r2 + math.sqrt(max(0.0, (u1 - r1) ** 2 + (r2 - l2) ** 2 - 2 * c * (u1 - r1) * (r2 - l2)))
     return Interval(low, high, confidence, "zou-2007")
