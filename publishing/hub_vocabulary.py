@@ -38,6 +38,7 @@ OWN_DISTRIBUTION = "semrel"  # on no package index: a card must say how to get t
 # Paths of the machine that built the card: the build tree, temporary and home folders
 BUILD_PATH = re.compile(r"(?<![\w.-])(?:\./)?build/(?:hub|report)\b|(?<![\w.])/(?:work|tmp|home|root)/")
 PIP_INSTALL = re.compile(r"pip install ([^\n`#]*)")
+HUB_ID = re.compile(r"[\w.-]+/[\w.-]+")
 
 
 def size_category(n: int) -> str:
@@ -68,16 +69,24 @@ def uninstallable(line: str) -> list[str]:
 def check_card(path: Path, kind: str | None = None) -> list[str]:
     """Problems of a dataset or model card (README.md) against the Hub vocabulary above, its
     install lines and the paths it names (empty = fine). ``kind`` is "dataset" or "model";
-    by default a card with ``pipeline_tag`` or ``library_name`` is a model card."""
-    import yaml
+    by default a card with ``pipeline_tag`` or ``library_name`` is a model card. A model card
+    carries no ``model-index`` (the Hub would show self-reported figures in a results widget) and
+    a ``base_model`` only as a Hub id (``namespace/name``)."""
+    from huggingface_hub import RepoCard
 
     text = Path(path).read_text(encoding="utf-8")
-    match = re.match(r"^---\n(.*?)\n---\n", text, re.S)
-    meta = (yaml.safe_load(match[1]) if match else None) or {}
+    meta = RepoCard(text, ignore_metadata_errors=True).data.to_dict() if text.startswith("---") else {}
     kind = kind or ("model" if {"pipeline_tag", "library_name"} & set(meta) else "dataset")
     where = f"{path}"
     problems = [f"{where}: YAML lacks {key}" for key in (DATASET_KEYS if kind == "dataset"
                                                         else MODEL_KEYS) if not meta.get(key)]
+    if kind == "model" and "model-index" in meta:
+        problems.append(f"{where}: YAML has a model-index: the Hub would show these self-reported "
+                        "figures in a results widget; give them in the card's text instead")
+    bases = meta.get("base_model")
+    problems += [f"{where}: base_model {base!r} is not a Hub id (namespace/name)"
+                 for base in (bases if isinstance(bases, list) else [bases] if bases else [])
+                 if not HUB_ID.fullmatch(str(base))]
     for key, allowed in ALLOWED.items():
         values = meta.get(key)
         for value in values if isinstance(values, list) else [values] if values else []:

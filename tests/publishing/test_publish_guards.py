@@ -323,3 +323,21 @@ def test_worker_counts_print_as_counts():
     counts = worker_count_table(annotators, ["slow"])
     text = counts.to_string(float_format=lambda v: f"{v:.3f}")
     assert text.splitlines()[1].split() == ["slow", "2", "1", "0.500"]
+
+
+CARD_META = "license: mit\nlanguage: [en]\npipeline_tag: sentence-similarity\nlibrary_name: semrel\ndatasets: [ns/d]\n"
+CARD_CASES = [  # (extra YAML of a model card, problems)
+    ("", []),
+    ("base_model: sentence-transformers/all-MiniLM-L6-v2\n", []),
+    ("base_model: tiny-bert\n", ["base_model 'tiny-bert' is not a Hub id (namespace/name)"]),
+    ("model-index:\n- name: m\n  results: []\n", [
+        "YAML has a model-index: the Hub would show these self-reported figures in a results widget; "
+        "give them in the card's text instead"]),
+]
+
+
+@pytest.mark.parametrize("extra, problems", CARD_CASES)
+def test_a_model_card_has_no_model_index_and_only_a_hub_id_as_base(tmp_path, extra, problems):
+    card = tmp_path / "README.md"
+    card.write_text(f"---\n{CARD_META}{extra}---\n\n# m\n")
+    assert check_card(card, "model") == [f"{card}: {p}" for p in problems]
