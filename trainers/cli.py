@@ -160,8 +160,9 @@ def _print_selection(name: str, result) -> None:
     if not selection:
         return
     metric, kept = selection["metric"], selection["kept"] or {}
-    curve = "  ".join(f"{e['epoch']:g}:{e[metric]:.4f}" for e in selection["curve"])
-    print(f"{name}: {metric} on {selection['data']} per epoch {curve}; kept epoch "
+    curve = ", ".join(f"{e['epoch']:g}: " + ("undefined" if e.get(metric) is None else
+                                              f"{e[metric]:.4f}") for e in selection["curve"])
+    print(f"{name}: {metric} on {selection['data']} by epoch ({curve}); kept epoch "
           f"{kept.get('epoch', 0):g} ({selection['checkpoint']})")
 
 
