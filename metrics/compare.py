@@ -41,6 +41,7 @@ from .correlation_intervals import (
     MIN_BOOTSTRAP_ITEMS,
     Estimate,
     Interval,
+    check_options,
     check_scores,
     dense_ids,
     fisher_z_interval,
@@ -132,6 +133,9 @@ def check_same_items(ids1: Sequence | None, ids2: Sequence | None, n: int) -> No
         return
     if ids1 is None or ids2 is None:
         raise ValueError("ids1 and ids2 go together: give the item ids of both systems or of neither")
+    for name, ids in (("ids1", ids1), ("ids2", ids2)):
+        if isinstance(ids, (str, bytes, dict)) or not hasattr(ids, "__len__"):
+            raise ValueError(f"{name} must be a list with an item id per item, got {type(ids).__name__}")
     ids1, ids2 = list(ids1), list(ids2)
     for name, ids in (("ids1", ids1), ("ids2", ids2)):
         if len(ids) != n:
@@ -168,6 +172,7 @@ def compare_correlations(predictions1: Sequence[float], predictions2: Sequence[f
     """
     if on_invalid not in ("raise", "omit"):
         raise ValueError(f"on_invalid must be 'raise' or 'omit', got {on_invalid!r}")
+    check_options(confidence=confidence, n_resamples=n_resamples, seed=seed)
     arrays = _same_length(predictions1, predictions2, references)
     if on_invalid == "raise":
         check_scores(dict(zip(NAMES, arrays, strict=True)), min_items=0, constant=False)  # non-finite: an error

@@ -89,6 +89,17 @@ def check_scores(named: dict[str, Sequence[float]], *, min_items: int = MIN_ITEM
     return arrays
 
 
+def check_options(*, confidence=0.95, n_resamples=1000, seed=0) -> None:
+    """confidence in (0, 1); n_resamples an int >= 100; seed None or an int >= 0 (bools refused)."""
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise ValueError(f"confidence must be a number in (0, 1), e.g. 0.95, got {confidence!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 100:
+        raise ValueError(f"n_resamples must be an int >= 100 (a {confidence:.0%} bootstrap interval needs them), "
+                         f"got {n_resamples!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")
+
+
 def fisher_z_interval(r: float, n: int, confidence: float = 0.95, sd: float = 1.0,
                       method: str = "fisher-z") -> Interval:
     """tanh(atanh(r) ± z_(1−α/2)·sd/√(n − 3)); ``sd``/``method`` serve Fieller's Kendall variant."""
@@ -104,6 +115,7 @@ def pearson_interval(x, y, confidence: float = 0.95, names=("predictions", "refe
     >>> round(e.value, 4), round(e.interval.low, 4), round(e.interval.high, 4)
     (0.8857, 0.2637, 0.9875)
     """
+    check_options(confidence=confidence)
     x, y = check_scores(dict(zip(names, (x, y), strict=True)))
     r = float(stats.pearsonr(x, y).statistic)
     return Estimate(r, fisher_z_interval(r, x.size, confidence), x.size)
@@ -111,6 +123,7 @@ def pearson_interval(x, y, confidence: float = 0.95, names=("predictions", "refe
 
 def kendall_interval(x, y, confidence: float = 0.95, names=("predictions", "references")) -> Estimate:
     """Kendall's tau-b with Fieller's interval (sd of atanh(tau) ≈ √(0.437/(n − 4)))."""
+    check_options(confidence=confidence)
     x, y = check_scores(dict(zip(names, (x, y), strict=True)))
     tau = float(stats.kendalltau(x, y).statistic)
     sd = math.sqrt(0.437 * (x.size - 3) / (x.size - 4))  # so that sd/√(n − 3) = √(0.437/(n − 4))
@@ -175,8 +188,7 @@ def run_bootstrap(data: tuple[np.ndarray, ...], statistic, *, n_resamples: int, 
 
     A resample whose statistic is undefined is an error; a distribution of one value (nothing varies)
     is the interval [value, value] (BCa is undefined there)."""
-    if n_resamples < 100:
-        raise ValueError(f"n_resamples: {n_resamples}; a {confidence:.0%} bootstrap interval needs >= 100")
+    check_options(confidence=confidence, n_resamples=n_resamples, seed=seed)
     n = data[0].size
     method = bootstrap_method(n, method)
     with warnings.catch_warnings(record=True) as caught:

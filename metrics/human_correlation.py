@@ -32,6 +32,7 @@ from .correlation_intervals import (
     CorrelationIntervals,
     Estimate,
     Interval,
+    check_options,
     check_scores,
     correlation_intervals,
     dense_ids,
@@ -140,6 +141,7 @@ def average_annotator(annotations: list[np.ndarray], confidence: float = 0.95, *
     0.8924
     """
     m = np.fromiter((a.size for a in annotations), np.int64, len(annotations))
+    check_options(confidence=confidence, n_resamples=n_resamples, seed=seed)
     if (m < 2).any():
         i = int(np.argmin(m >= 2))
         raise ValueError(f"references[{i}] has {m[i]} annotation(s); the average annotator needs >= 2 per item")
@@ -205,7 +207,10 @@ def correlation_with_humans(predictions: Sequence[float], references: Sequence, 
     if predictions.ndim != 1 or predictions.size != len(references):
         raise ValueError(f"unequal lengths: predictions has {predictions.size}, references has {len(references)}; "
                          "every input needs one value per item")
+    check_options(confidence=confidence, n_resamples=n_resamples, seed=seed)
     if groups is not None:
+        if isinstance(groups, (str, bytes, dict)) or not hasattr(groups, "__len__"):
+            raise ValueError(f"groups must be a list with a label per item, got {type(groups).__name__}")
         groups = list(groups)
         if len(groups) != predictions.size:
             raise ValueError(f"unequal lengths: groups has {len(groups)}, predictions has {predictions.size}; "

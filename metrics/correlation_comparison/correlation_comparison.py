@@ -5,6 +5,7 @@ import datasets
 import evaluate
 
 from semrel.metrics.compare import compare_correlations
+from semrel.metrics.module_inputs import StrictInputs
 
 _CITATION = """\
 @article{steiger1980tests,
@@ -65,7 +66,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CorrelationComparison(evaluate.Comparison):
+class CorrelationComparison(StrictInputs, evaluate.Comparison):
     def _info(self):
         return evaluate.ComparisonInfo(
             module_type="comparison",

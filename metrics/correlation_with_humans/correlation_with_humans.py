@@ -6,6 +6,7 @@ import evaluate
 
 from semrel.metrics.citations import SIDO_2021
 from semrel.metrics.human_correlation import correlation_with_humans
+from semrel.metrics.module_inputs import StrictInputs
 
 _CITATION = SIDO_2021 + """\
 @book{efron1993introduction,
@@ -66,7 +67,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CorrelationWithHumans(evaluate.Metric):
+class CorrelationWithHumans(StrictInputs, evaluate.Metric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

@@ -115,7 +115,7 @@ CALLS = [  # (call, words of the ValueError)
     (lambda: correlation_with_humans(X, Y, groups=["a"] * 8 + ["b"] * 2),
      "group 'b': 2 items; a correlation interval needs >= 5"),
     (lambda: correlation_with_humans(X, Y, on_invalid="skip"), "on_invalid must be 'raise' or 'omit'"),
-    (lambda: correlation_with_humans(X, Y, n_resamples=10), "n_resamples: 10; a 95% bootstrap interval needs >= 100"),
+    (lambda: correlation_with_humans(X, Y, n_resamples=10), "n_resamples must be an int >= 100"),
     (lambda: correlation_with_humans(X, Y, method="exact"), "method must be 'auto', 'BCa'"),
     (lambda: correlation_with_humans(X, [0, 0, 0, 0, 0, 0, 0, 0, 0, 1], n_resamples=200),
      r"Spearman's rho is undefined in \d+ of 200 bootstrap resamples"),
@@ -157,3 +157,37 @@ def test_omit_with_annotation_lists_counts_items():
     refs[4] = [1.0, NAN]
     r = correlation_with_humans(X, refs, aggregation="median", on_invalid="omit", n_resamples=100)
     assert (r.n_items, r.n_omitted, r.n_annotations) == (9, 1, 18)
+
+
+VALID = {"correlation_with_humans": dict(predictions=X, references=Y),
+         "correlation_comparison": dict(predictions1=X, predictions2=X[::-1], references=Y)}
+WRONG_OPTIONS = [("confidence", "nonsense"), ("confidence", 1.5), ("n_resamples", "10"), ("n_resamples", 2.5),
+                 ("n_resamples", -1), ("seed", "10"), ("seed", 2.5), ("seed", -1), ("method", 1),
+                 ("on_invalid", None)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("option, value", WRONG_OPTIONS)
+def test_a_wrong_option_names_itself_and_the_module_still_works(erroring_module, name, option, value):
+    """As tests/metrics/test_module_inputs.py sweeps the five modules of issue 26 (StrictInputs)."""
+    module = erroring_module(name)
+    with pytest.raises(ValueError, match=option):
+        module.compute(**VALID[name], **{option: value}, n_resamples=100) if option != "n_resamples" else \
+            module.compute(**VALID[name], **{option: value})
+    assert module.compute(**VALID[name], n_resamples=100)["n"] == 10
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_inputs_left_out_or_of_another_length_are_one_line(erroring_module, name):
+    module = erroring_module(name)
+    first = next(iter(VALID[name]))
+    with pytest.raises(ValueError, match=f"{name}: {first} left out or None"):
+        module.compute(**{k: v for k, v in VALID[name].items() if k != first})
+    with pytest.raises(ValueError, match=f"{name}: inputs of different lengths"):
+        module.compute(**dict(VALID[name], **{first: VALID[name][first][:-1]}))
+    with pytest.raises(ValueError, match=f"{name}: unknown argument"):
+        module.compute(**VALID[name], grups=["a"] * 10)
+    extra = {"groups": "abcdefghij"} if name == "correlation_with_humans" else {"ids1": "abcdefghij",
+                                                                                 "ids2": "abcdefghij"}
+    with pytest.raises(ValueError, match="must be a list"):
+        module.compute(**VALID[name], **extra)
