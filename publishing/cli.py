@@ -223,7 +223,11 @@ def cmd_push(args) -> int:
     _check_cache_dir(args.cache_dir)
     data_dirs = _data_dirs(args.data_dir)
     try:
-        artefacts = publish.plan(args.out, names, args.model, args.namespace)
+        try:
+            artefacts = publish.plan(args.out, names, args.model, args.namespace)
+        except OSError as exc:  # a full disk while staging the repo folders
+            raise publish.PublishError(f"could not stage the repos in {args.out / 'hub'} "
+                                       f"({type(exc).__name__}: {exc}); nothing was uploaded") from None
         print(f"{'kind':<13} {'repo':<40} {'files':>5}  what")
         for a in artefacts:
             print(f"{a.kind:<13} {args.namespace + '/' + a.name:<40} {len(a.files()):>5}  {a.note}")

@@ -122,11 +122,12 @@ def package_wheel(out_root: Path, source_root: Path = SOURCE_ROOT) -> Path:
         if done.returncode != 0:
             raise SpaceError(f"could not build the semrel wheel from {source_root} (pip wheel):\n"
                              f"{(done.stdout + done.stderr)[-2000:]}")
-        if store.is_dir():
-            for old in store.iterdir():
-                shutil.rmtree(old)
-        store.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(Path(tmp, "dist")), str(folder))
+        with replaced_whole(folder) as staging:  # a full disk never leaves a truncated wheel to reuse
+            for wheel in Path(tmp, "dist").glob("*.whl"):
+                shutil.copyfile(wheel, staging / wheel.name)
+        for old in store.iterdir():  # the wheels of other states of the source
+            if old.name != folder.name:
+                shutil.rmtree(old, ignore_errors=True)
     return min(folder.glob("*.whl"))
 
 

@@ -341,3 +341,28 @@ def test_a_model_card_has_no_model_index_and_only_a_hub_id_as_base(tmp_path, ext
     card = tmp_path / "README.md"
     card.write_text(f"---\n{CARD_META}{extra}---\n\n# m\n")
     assert check_card(card, "model") == [f"{card}: {p}" for p in problems]
+
+
+def test_a_full_disk_while_storing_the_wheel_leaves_no_truncated_wheel(tmp_path, monkeypatch):
+    """The wheel store is content-addressed and reused: a wheel cut short by a full disk would be
+    reused for ever. It is swapped in whole, and the previous state's wheel stays until then."""
+    import subprocess
+
+    previous = tmp_path / ".wheels" / "0123456789abcdef" / "semrel-0.1.0-py3-none-any.whl"
+    previous.parent.mkdir(parents=True)
+    previous.write_bytes(b"PK previous")
+
+    def pip_wheel(argv, **kwargs):  # what `pip wheel -w DIR` leaves: one wheel in DIR
+        dist = Path(argv[argv.index("-w") + 1])
+        dist.mkdir(parents=True)
+        (dist / "semrel-0.1.0-py3-none-any.whl").write_bytes(b"PK new")
+        return subprocess.CompletedProcess(argv, 0, "", "")
+    monkeypatch.setattr(spaces.subprocess, "run", pip_wheel)
+    monkeypatch.setattr(spaces.shutil, "copyfile", enospc_on_call(1, shutil.copyfile))
+    with pytest.raises(OSError, match="No space left"):
+        spaces.package_wheel(tmp_path)
+    assert [p.relative_to(tmp_path).as_posix() for p in (tmp_path / ".wheels").rglob("*")] == [
+        ".wheels/0123456789abcdef", ".wheels/0123456789abcdef/semrel-0.1.0-py3-none-any.whl"]
+    monkeypatch.setattr(spaces.shutil, "copyfile", shutil.copyfile)
+    wheel = spaces.package_wheel(tmp_path)
+    assert wheel.read_bytes() == b"PK new" and not previous.exists()
