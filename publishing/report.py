@@ -195,7 +195,11 @@ def dataset_section(dataset_id: str, folder: Path, image_root: Path, *, mirror=N
 
 
 def metric_section(folder: Path) -> Section:
-    """The Space's description, files and how to run it (the metric card stays in the Space)."""
+    """The Space's description, files and how to run it (the metric card stays in the Space);
+    a note when it is not built (its build failed and there was none before)."""
+    if not (folder / "README.md").is_file():
+        return Section(folder.name, "metric", "not built",
+                       f'<p class="note">Not built: run <code>semrel build --only {folder.name}</code>.</p>')
     card = RepoCard.load(folder / "README.md")
     description = str(card.data.to_dict().get("description", "")).strip()
     files = ", ".join(f"<code>{p.name}</code>" for p in sorted(folder.iterdir()) if p.is_file())
