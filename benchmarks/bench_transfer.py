@@ -249,19 +249,20 @@ def ensembles(records: list[dict], specs: list[list[str]]) -> list[dict]:
 
 def table(records: list[dict], stacks: list[dict], markdown: bool) -> str:
     head = ["candidate", "fold test", "eng dev (kept)", "eng dev (last)", "kept epoch", "gap",
-            "train s"]
+            "train s", "eng dev by epoch"]
     rows = []
     for r in records:
         gap = (r["cv_test"] - r["dev_last"]) if r["cv_test"] is not None else None
         rows.append([r["spec"], fmt(r["cv_test"]), fmt(r["dev_kept"]), fmt(r["dev_last"]),
                      "—" if r["kept_epoch"] is None else f"{r['kept_epoch']:g}",
-                     "—" if gap is None else f"{gap:+.4f}", f"{r.get('train_seconds', 0):.0f}"])
+                     "—" if gap is None else f"{gap:+.4f}", f"{r.get('train_seconds', 0):.0f}",
+                     " ".join("—" if v is None else f"{v:.4f}" for _, v in r["curve"])])
     for s in stacks:
         name = " + ".join(s["members"])
         rows.append([f"rank average of {name}", fmt(s["rank_cv_test"]), fmt(s["rank_dev"]),
-                     "", "", "", ""])
+                     "", "", "", "", ""])
         rows.append([f"ridge stack (+Dice) of {name}", fmt(s["stack_cv_test"]) + " (fit on dev)",
-                     fmt(s["stack_dev"]) + " (fit on fold test)", "", "", "", ""])
+                     fmt(s["stack_dev"]) + " (fit on fold test)", "", "", "", "", ""])
     if markdown:
         return "\n".join(["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
                          + ["| " + " | ".join(r) + " |" for r in rows])
