@@ -176,3 +176,13 @@ def test_the_unlabelled_semrel_2024_test_cannot_choose(mirror, cache_dir):
     with pytest.raises(ParameterError, match=r"eval_split='test': semrel-2024/esp/test has no gold "
                                              r"scores \(.* a null score in all 600 rows\)"):
         load_dev("semrel-2024", "esp", "test", mirror=mirror, cache_dir=cache_dir)
+
+
+def test_cv_takes_the_same_flags(encoder, folders, tmp_path, capsys):
+    status = main(["cv", "--dataset", "str-2021", "--model", str(encoder), "--output",
+                   str(tmp_path / "cv"), "--eval-dataset", str(folders / "dev"),
+                   "--eval-score-range", "0", "1", "--metric-for-best", "kendall"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1, err
+    assert "--metric-for-best kendall: must be one of ('spearman', 'pearson', 'mse', 'loss')" in err
+    assert not (tmp_path / "cv").exists()
