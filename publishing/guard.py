@@ -185,13 +185,30 @@ def _json(text: str):
         return None
 
 
+def _safetensors_metadata(path: Path) -> dict | None:
+    """The ``__metadata__`` of a safetensors file (text inside the binary: it may name paths)."""
+    with open(path, "rb") as handle:
+        head = handle.read(8)
+        size = int.from_bytes(head, "little") if len(head) == 8 else 0
+        if not 2 <= size <= 100_000_000:
+            return None
+        header = handle.read(size)
+    parsed = _json(header.decode("utf-8", "replace")) if header[:1] == b"{" else None
+    return parsed.get("__metadata__") if isinstance(parsed, dict) else None
+
+
 def scan_local_paths(folder: Path, files: Iterable[str]) -> list[str]:
     """``"<file>: names a path of this machine (<path>)"`` for every text or JSON file under
-    ``folder`` that holds an absolute local path (JSON: also the key that holds it)."""
+    ``folder`` that holds an absolute local path (JSON: also the key that holds it), and for the
+    metadata of every ``.safetensors`` file (the weights themselves are numbers)."""
     regex, found = local_path_regex(), []
     for rel in files:
         text = _text(Path(folder) / rel)
         if text is None:
+            metadata = _safetensors_metadata(Path(folder) / rel) if rel.endswith(".safetensors") else None
+            hits = [(where, hit[0]) for where, s in _json_strings(metadata or {}) if (hit := regex.search(s))]
+            found += [f"{rel}: its metadata names a path of this machine ({hits[0][1]!r} at {hits[0][0]})"
+                      ] if hits else []
             continue
         data = _json(text) if rel.endswith(".json") or text.lstrip()[:1] in "{[" else None
         if data is not None:

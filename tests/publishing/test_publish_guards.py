@@ -78,6 +78,14 @@ PATH_CASES = [  # (file name, content, the finding or None)
 ]
 
 
+def test_weights_are_numbers_but_their_metadata_is_read(tmp_path):
+    arrays = {"w": np.arange(4, dtype=np.float32)}
+    save_file(arrays, str(tmp_path / "clean.safetensors"), metadata={"format": "pt"})
+    save_file(arrays, str(tmp_path / "leaky.safetensors"), metadata={"source": "/home/me/ckpt"})
+    assert guard.scan_local_paths(tmp_path, ["clean.safetensors", "leaky.safetensors"]) == [
+        "leaky.safetensors: its metadata names a path of this machine ('/home/me/ckpt' at source)"]
+
+
 @pytest.mark.parametrize("name, content, finding", PATH_CASES, ids=[c[0] for c in PATH_CASES])
 def test_local_path_guard_reads_every_text_and_json_file(tmp_path, name, content, finding):
     path = tmp_path / name
