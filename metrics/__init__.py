@@ -4,7 +4,10 @@ module folder per metric.
 The functions (importable and testable without evaluate): :mod:`.bws` (readers, counting scores,
 tuple design), :mod:`.split_half` (split-half reliability), :mod:`.agreement` (inter/intra
 annotator agreement), :mod:`.overlap` (Dice lexical overlap), :mod:`.lower_bound` (the MSE lower
-bound), :mod:`.correlation`. Each ``<name>/`` folder beside them is a thin evaluate module over
+bound), :mod:`.correlation`, :mod:`.correlation_intervals` (Fisher-z and bootstrap intervals),
+:mod:`.human_correlation` (correlation with humans: aggregation, groups), :mod:`.compare` (two
+systems: Williams' test, Zou's interval, the paired bootstrap). Each ``<name>/`` folder beside them
+is a thin evaluate module over
 those functions: ``<name>.py``, its card ``README.md``, ``requirements.txt`` and ``app.py`` (the
 Space). Load one from the installed package with ``evaluate.load(module_path("bws_scores"))``.
 """
