@@ -19,11 +19,13 @@ k - 1 + k - 2 pairs per annotation (5 for k = 4). Methods (``METHODS``):
   (choix's ``alpha``; Caron & Doucet 2012). Default ``alpha = 0.5``: a standard normal prior, which
   also shrinks the items seen in few tuples (a weaker 0.01 gave lower split-half reliability on the
   sparse SemEval-2024 files: benchmarks/RESULTS.md). The optimum has sum(theta) = 0. Scales:
-  ``strength`` = theta (natural-log odds), ``score_01`` = sigmoid(theta) = P(item > an item of mean
-  strength) in (0, 1),
-  ``score`` = 2 * score_01 - 1 = tanh(theta / 2) in (-1, 1). Fitted with scipy's trust-region
-  Newton conjugate-gradient method on the pairs aggregated per item pair (the objective is choix's; choix
-  itself loops over the pairs in Python, about 100x slower here: see benchmarks/RESULTS.md).
+  ``strength`` = theta (natural-log odds), ``score_01`` = sigmoid(theta) = P(item > an item of
+  mean strength) in (0, 1), ``score`` = 2 * score_01 - 1 = tanh(theta / 2) in (-1, 1).
+
+  Fitted with scipy's trust-region Newton conjugate-gradient method on the pairs aggregated per
+  item pair (the objective is choix's, and the tests check the fit against
+  ``choix.opt_pairwise``; choix itself loops over the pairs in Python, some 600x slower on 8,800
+  annotations: benchmarks/RESULTS.md).
 - ``value``: Hollis' (2018) Value scoring, a tournament: every item starts at v = 0.5; ``passes``
   times (Hollis: 100) the pairs are shuffled (seeded: the order matters) and each (winner, loser)
   in turn moves both values, with rate = 0.025 / pass::
@@ -167,9 +169,10 @@ def bradley_terry(tuples, best, worst, n_items: int, *, alpha: float = DEFAULT_A
 def pair_counts(winners, losers, n_items: int):
     """(i, j, wins of i over j, comparisons of i and j) per distinct item pair i < j: one sort of
     int keys (pair * 2 + 1 where the higher code won), no argsort."""
-    low, high = np.minimum(winners, losers), np.maximum(winners, losers)
     dtype = np.int32 if 2 * n_items * n_items < 2**31 else np.int64  # a smaller key sorts faster
-    keys, counts = np.unique((low.astype(dtype) * dtype(n_items) + high) * 2 + (winners == high), return_counts=True)
+    winners, losers = winners.astype(dtype, copy=False), losers.astype(dtype, copy=False)
+    keys = np.minimum(winners, losers) * dtype(n_items) + np.maximum(winners, losers)
+    keys, counts = np.unique(keys * dtype(2) + (winners > losers), return_counts=True)
     pair = keys // 2
     start = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]])
     total = np.add.reduceat(counts, start).astype(np.float64)

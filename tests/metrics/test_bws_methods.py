@@ -6,11 +6,14 @@ with a latent value, an item that is always best; and counting's errors for bad 
 from __future__ import annotations
 
 import csv
+import importlib.util
+import json
 
 import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
+from project import REPO
 from semrel.cli import main
 from semrel.metrics.bws import cli as bws_cli
 from semrel.metrics.bws.counting import bws_counting_scores, encode_annotations
@@ -196,3 +199,16 @@ def test_command_line_method(mirror, capsys, tmp_path):
     with pytest.raises(SystemExit) as exit_:
         main(["bws", "reliability", str(path), "--method", "elo"])
     assert exit_.value.code == 2 and "invalid choice: 'elo'" in capsys.readouterr().err
+
+
+def test_results_page_shows_the_figures_of_results_json():
+    """benchmarks/RESULTS.md's BWS-methods tables say what results.json's "bws_methods" holds."""
+    spec = importlib.util.spec_from_file_location("bench_bws_methods", REPO / "benchmarks" / "bench_bws_methods.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    results = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))[bench.KEY]
+    page = (REPO / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    section = page.split("## BWS scoring methods", 1)[1].split("\n## ", 1)[0]
+    lines = section.splitlines()
+    for row in bench.markdown_rows(results):
+        assert row in lines, row
