@@ -9,12 +9,14 @@ import csv
 import importlib.util
 import json
 
+import evaluate
 import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
 from project import REPO
 from semrel.cli import main
+from semrel.metrics import module_path
 from semrel.metrics.bws import cli as bws_cli
 from semrel.metrics.bws.counting import bws_counting_scores, encode_annotations
 from semrel.metrics.bws.design import generate_tuples
@@ -212,3 +214,21 @@ def test_results_page_shows_the_figures_of_results_json():
     lines = section.splitlines()
     for row in bench.markdown_rows(results):
         assert row in lines, row
+
+
+def test_evaluate_modules_take_the_method():
+    tuples, best, worst, _ = simulate(40, 2, 1.0, seed=5)
+    tuples, best, worst = tuples.tolist(), best.tolist(), worst.tolist()
+    module = evaluate.load(module_path("bws_scores"))
+    counting = module.compute(tuples=tuples, best=best, worst=worst)
+    assert list(counting) == ["items", "appearances", "n_best", "n_worst", "score", "score_01", "n_annotations",
+                              "n_skipped"]  # counting's output as it was
+    bt = module.compute(tuples=tuples, best=best, worst=worst, method="bradley_terry")
+    expected = bws_scores(tuples, best, worst, method="bradley_terry")
+    assert bt["method"] == "bradley_terry" and bt["items"] == expected.items.tolist()
+    np.testing.assert_allclose(bt["strength"], expected.strength)
+    np.testing.assert_allclose(bt["score"], expected.score)
+    shr = evaluate.load(module_path("split_half_reliability"))
+    r = shr.compute(tuples=tuples, best=best, worst=worst, trials=3, seed=0, method="value")
+    direct = split_half_bws(tuples, best, worst, trials=3, seed=0, method="value")
+    assert r["spearman"] == pytest.approx(direct.spearman)
