@@ -36,7 +36,7 @@ def register(commands) -> None:
                               description=__doc__)
     sub = bws.add_subparsers(dest="bws_command", required=True, metavar="COMMAND",
                              parser_class=type(bws))
-    score_ = add_command(sub, "score", score, "score BWS annotation files (counting)")
+    score_ = add_command(sub, "score", score, "score BWS annotation files (counting, or --method)")
     _file_args(score_)
     score_.add_argument("--shr", action="store_true", help="also compute split-half reliability")
     _reliability_args(score_)
