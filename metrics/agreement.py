@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .correlation import correlate
+from .text_numbers import float_array
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def _first_ratings(items, annotators, ratings):
 
     Pairs are found by sorting the (item, annotator) keys, so memory stays linear in the ratings
     (never a table of items x annotators)."""
-    x = np.asarray(ratings, dtype=float)
+    x = float_array(ratings, "ratings")
     if x.ndim != 1:
         raise ValueError(f"ratings must be one-dimensional, got shape {x.shape}")
     if not np.isfinite(x).all():

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .text_numbers import first_non_number, float_array
+
 MIN_ANNOTATIONS = {"t": 4, "normal": 2}
 
 
@@ -38,8 +40,14 @@ class MSELowerBoundResult:
 def _ragged(annotations: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndarray]:
     """(flat values, per-item counts) of a ragged list; non-finite values raise naming the item."""
     counts = np.fromiter((len(a) for a in annotations), dtype=np.int64, count=len(annotations))
-    values = np.fromiter(itertools.chain.from_iterable(annotations), dtype=float,
-                         count=int(counts.sum()))
+    flat = list(itertools.chain.from_iterable(annotations))
+    try:
+        values = float_array(flat, "annotations")
+    except ValueError:  # name the item, not the position in the flat list
+        i = first_non_number(flat)
+        item = int(np.searchsorted(np.cumsum(counts), i, side="right"))
+        raise ValueError(f"annotations of item {item} hold {flat[i]!r} ({type(flat[i]).__name__}); "
+                         "annotations are numbers (int or float)") from None
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
         item = int(np.searchsorted(np.cumsum(counts), bad[0], side="right"))
@@ -84,7 +92,7 @@ def mse_lower_bound(annotations: Sequence[Sequence[float]], predictions: Sequenc
         if any(p is None for p in predictions):
             raise ValueError(f"prediction {[p is None for p in predictions].index(True)} is None: give a "
                              "prediction for every item, or none (the bound alone)")
-        pred = np.asarray(predictions, dtype=float)
+        pred = float_array(predictions, "predictions")
         if pred.shape != mean.shape:
             raise ValueError(f"{pred.size} predictions for {mean.size} items")
         if not np.isfinite(pred).all():

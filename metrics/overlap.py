@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .correlation import CorrelationResult, correlate
+from .text_numbers import float_array
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -41,7 +42,7 @@ def dice_correlation(sentence1: Sequence[str], sentence2: Sequence[str],
                      references: Sequence[float]) -> CorrelationResult:
     """Spearman and Pearson correlation of the Dice coefficient with gold scores."""
     scores = dice(sentence1, sentence2)
-    gold = np.asarray(references, dtype=np.float64)
+    gold = float_array(references, "references")
     if gold.shape != scores.shape:
         raise ValueError(f"dice_correlation: {len(gold)} references for {len(scores)} pairs")
     if not np.isfinite(gold).all():
