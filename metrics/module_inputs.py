@@ -31,9 +31,8 @@ INT64 = (-(2**63), 2**63 - 1)
 class StrictInputs:
     """Mixin for an evaluate module: strict input columns, one-line errors, no state after a failure.
 
-    ``optional_inputs``: inputs that may be left out (the module's ``add_batch`` fills them)."""
-
-    optional_inputs: tuple[str, ...] = ()
+    An input that ``_compute`` gives a default may be left out (the module's ``add_batch`` fills
+    it, as mse_lower_bound's does for ``predictions``; the Space form reads the same rule)."""
 
     def compute(self, *, predictions=None, references=None, **kwargs):
         """evaluate's ``compute`` after the checks above; a failure leaves no state behind.
@@ -84,7 +83,8 @@ class StrictInputs:
                               references=None if reference is None else [reference], **one)
 
     def _required(self) -> list[str]:
-        return [n for n in self._feature_names() if n not in self.optional_inputs]
+        params = inspect.signature(self._compute).parameters
+        return [n for n in self._feature_names() if n not in params or params[n].default is inspect.Parameter.empty]
 
     def _check_present(self, inputs: dict) -> None:
         missing = [n for n in self._required() if inputs.get(n) is None]

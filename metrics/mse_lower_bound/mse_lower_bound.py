@@ -40,8 +40,6 @@ Examples:
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class MseLowerBound(StrictInputs, evaluate.Metric):
-    optional_inputs = ("predictions",)
-
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
