@@ -28,6 +28,10 @@ import pyarrow as pa
 INT64 = (-(2**63), 2**63 - 1)
 
 
+class InputError(ValueError):
+    """An input refused before evaluate stored anything of the call (the module is unchanged)."""
+
+
 class StrictInputs:
     """Mixin for an evaluate module: strict input columns, one-line errors, no state after a failure.
 
@@ -45,11 +49,13 @@ class StrictInputs:
         inputs = {k: given.get(k) for k in names}
         if all(v is None for v in inputs.values()):
             if self.writer is None:  # nothing added before either
-                raise ValueError(f"{self.name}: no inputs given; compute needs {_listing(self._required())}")
+                raise InputError(f"{self.name}: no inputs given; compute needs {_listing(self._required())}")
         else:
             self._check_present(inputs)
         try:
             return super().compute(predictions=predictions, references=references, **kwargs)
+        except InputError:  # refused before anything was stored: earlier add_batch calls stay
+            raise
         except BaseException:
             self._discard()
             raise
@@ -89,7 +95,7 @@ class StrictInputs:
     def _check_present(self, inputs: dict) -> None:
         missing = [n for n in self._required() if inputs.get(n) is None]
         if missing:
-            raise ValueError(f"{self.name}: {_listing(missing)} left out or None; compute needs "
+            raise InputError(f"{self.name}: {_listing(missing)} left out or None; compute needs "
                              f"{_listing(self._required())}, one value per row")
 
     def _check_arguments(self, others: list[str], options: bool = True) -> None:
@@ -97,7 +103,7 @@ class StrictInputs:
         known = [p for p, v in params.items() if v.kind is not v.VAR_KEYWORD and p not in self._feature_names()]
         unknown = [k for k in others if not options or k not in known]
         if unknown:
-            raise ValueError(f"{self.name}: unknown argument(s) {', '.join(map(repr, unknown))}; inputs are "
+            raise InputError(f"{self.name}: unknown argument(s) {', '.join(map(repr, unknown))}; inputs are "
                              f"{_listing(self._feature_names())}" + (f", options {_listing(known)}" if known else ""))
 
     def _discard(self) -> None:
@@ -126,14 +132,14 @@ def strict_table(module: str, batch: dict, candidates: list, *, later: bool = Fa
     exactly those types); a ValueError naming input and index otherwise."""
     lengths = {name: _length(module, name, values) for name, values in batch.items()}
     if len(set(lengths.values())) > 1:
-        raise ValueError(f"{module}: inputs of different lengths ("
+        raise InputError(f"{module}: inputs of different lengths ("
                          + ", ".join(f"{n} {len_}" for n, len_ in lengths.items()) + "): one value per row")
     if not any(lengths.values()):
-        raise ValueError(f"{module}: {_listing(list(batch))} are empty: no rows to compute on")
+        raise InputError(f"{module}: {_listing(list(batch))} are empty: no rows to compute on")
     arrays = {name: _arrow(module, name, values, _accepts(candidates, name)) for name, values in batch.items()}
     fits = [f for f in candidates if all(_fits(arrays[n].type, _target(f, n)) for n in batch)]
     if not fits:
-        raise ValueError(_misfit(module, batch, arrays, candidates, later))
+        raise InputError(_misfit(module, batch, arrays, candidates, later))
     features = fits[0]
     columns = {}
     for name, array in arrays.items():
@@ -142,13 +148,13 @@ def strict_table(module: str, batch: dict, candidates: list, *, later: bool = Fa
             columns[name] = array.cast(target, safe=True)
         except (pa.ArrowInvalid, OverflowError) as err:  # an int beyond 2**53 for a float64 column
             where = _first(batch[name], lambda v: isinstance(v, int) and abs(v) > 2**53)
-            raise ValueError(f"{module}: {name}{where or ''} cannot be a float64 exactly ({err})") from None
+            raise InputError(f"{module}: {name}{where or ''} cannot be a float64 exactly ({err})") from None
     return features, pa.table(columns)
 
 
 def _length(module, name, values) -> int:
     if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__len__"):
-        raise ValueError(f"{module}: {name} must be a list with one value per row, got {type(values).__name__}"
+        raise InputError(f"{module}: {name} must be a list with one value per row, got {type(values).__name__}"
                          f" {_short(values)}")
     return len(values)
 
@@ -178,7 +184,7 @@ def _arrow(module: str, name: str, values, accepts: dict[str, str]) -> pa.Array:
     try:
         return pa.array(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError) as err:
-        raise ValueError(f"{module}: {_first_odd(name, values, accepts) or f'{name}: {err}'}") from None
+        raise InputError(f"{module}: {_first_odd(name, values, accepts) or f'{name}: {err}'}") from None
 
 
 def _first_odd(name: str, values, accepts: dict[str, str]) -> str | None:

@@ -122,7 +122,7 @@ CASES = [  # (id, module, inputs and options, words of the ValueError)
 def test_bad_input_is_one_clear_value_error(which, kwargs, words):
     with pytest.raises(ValueError, match=re.escape(words)) as info:
         module(*which).compute(**kwargs)
-    assert type(info.value).__name__ in ("ValueError", "DataValidationError")
+    assert type(info.value).__name__ in ("InputError", "ValueError", "DataValidationError")
     assert "\n" not in str(info.value)
 
 
@@ -202,6 +202,8 @@ def test_a_refused_batch_keeps_the_earlier_batches():
     bws.add_batch(tuples=T2[:1], best=["a"], worst=["d"])
     with pytest.raises(ValueError, match=r"bws_scores: best\[0\] is 1 \(int\); best takes str as in the earlier"):
         bws.add_batch(tuples=T2[1:], best=[1], worst=[2])
+    with pytest.raises(ValueError, match=r"bws_scores: best\[0\] is 1.5 \(float\)"):
+        bws.compute(tuples=T2[1:], best=[1.5], worst=[2])  # compute's own batch refused: the earlier stay
     bws.add_batch(tuples=T2[1:], best=["b"], worst=["a"])
     assert bws.compute() == module(*BWS).compute(**VALID[BWS])
 
@@ -272,5 +274,5 @@ def test_sweep_every_option(name, config, option, value):
     kwargs = dict(VALID[name, config], **dict(OPTIONS.get(name, {}), **{option: value}))
     with pytest.raises(ValueError, match=re.escape(option)) as info:
         mod.compute(**kwargs)
-    assert type(info.value).__name__ in ("ValueError", "DataValidationError")
+    assert type(info.value).__name__ in ("InputError", "ValueError", "DataValidationError")
     assert mod.compute(**VALID[name, config], **OPTIONS.get(name, {}))  # and the module still works
