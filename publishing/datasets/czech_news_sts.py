@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from semrel.dataset_scripts.czech_news_sts.builder import CITATION, FREE_ANNOTATIONS, SOURCE, USER_FILES
-from semrel.dataset_scripts.czech_news_sts.paper import PAPER_INTER, agreement_of
+from semrel.dataset_scripts.czech_news_sts.paper import PAPER_INTER, agreement_intervals, agreement_of
 from semrel.metrics.lower_bound import mse_lower_bound
 
 from ..cards import build_recipe, figure, histograms, markdown_table, save, split_statistics
@@ -35,6 +35,7 @@ def free_statistics(free) -> str:
     texts = list(zip(free["sentence1"], free["sentence2"], strict=True))
     pairs = Counter(texts)
     agreement = agreement_of(annotations)
+    intervals = {k: v["pearson"].interval for k, v in agreement_intervals(annotations).items()}
     rows = [
         ["pairs", f"{len(scores):,}"],
         ["annotations per pair", ", ".join(map(str, sorted(set(map(len, free["annotations"])))))],
@@ -45,6 +46,8 @@ def free_statistics(free) -> str:
         ["std of the pair means (paper Table 2 'variance': 1.78)", float(scores.std(ddof=1))],
         ["inter-annotator Pearson, pooled (paper Table 1: 0.861)", agreement.inter.pearson],
         ["inter-annotator Pearson, leave-one-out", agreement.inter_loo.pearson],
+        ["95 % intervals of the two (bootstrap over pairs, seed 0)",
+         " / ".join(f"[{i.low:.3f}, {i.high:.3f}]" for i in (intervals["pooled"], intervals["loo"]))],
         ["Krippendorff's alpha (interval)", agreement.alpha],
         ["MSE lower bound, t model (paper §6: ≈0.1731)", mse_lower_bound(annotations).bound],
         ["MSE lower bound, normal model", mse_lower_bound(annotations, model="normal").bound],
