@@ -33,17 +33,24 @@ from semrel.publishing.spaces import (
     verify_space,
 )
 
-NAMES = ["annotator_agreement", "bws_scores", "lexical_overlap", "mse_lower_bound", "split_half_reliability"]
+NAMES = [
+    "annotator_agreement", "bws_scores", "correlation_comparison", "correlation_with_humans", "lexical_overlap",
+    "mse_lower_bound", "split_half_reliability",
+]
 WHEEL = "semrel-0.1.0-py3-none-any.whl"
 
 # One bad input per Space: (inputs, words the page's error must contain)
 BAD_INPUT = {
     "annotator_agreement": ({"items": ["a", "a", "b"], "annotators": ["x", "y"], "ratings": [1, 2, 3]},
-                            "Mismatch in the number of"),
+                            "inputs of different lengths"),
     "bws_scores": ({"tuples": [["a", "b", "c", "d"]], "best": ["a"], "worst": ["a"]},
                    "row 1: best and worst are the same item"),
+    "correlation_comparison": ({"predictions1": [1, 2, 3], "predictions2": [1, 2], "references": [1, 2, 3]},
+                               "inputs of different lengths"),
+    "correlation_with_humans": ({"predictions": [1, 2, 3, 4], "references": [1, 2, "x", 4]},
+                                r"references\[2\] is 'x'"),
     "lexical_overlap": ({"sentence1": ["a b", "c"], "sentence2": ["a", "c d"], "references": ["high", 0.1]},
-                        "could not convert string to float: 'high'"),
+                        r"references\[0\] is 'high'"),
     "mse_lower_bound": ({"predictions": [1.0]}, "annotations: missing input"),
     "split_half_reliability": ({"tuples": [["a", "b", "c", "d"]], "best": ["e"], "worst": ["a"]},
                                "best is not an item of the tuple"),
