@@ -32,6 +32,7 @@ def written_whole(path, argument: str, *, newline: str | None = None):
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, staged = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+        os.chmod(staged, 0o666 & ~_umask())  # as open() would make it, not mkstemp's owner-only 0600
         with open(handle, "w", encoding="utf-8", newline=newline) as file:
             yield file
             file.flush()
@@ -50,3 +51,9 @@ def written_whole(path, argument: str, *, newline: str | None = None):
             with contextlib.suppress(OSError):
                 os.unlink(staged)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -143,6 +143,9 @@ def test_output_arguments(tmp_path, capsys, monkeypatch, command, option, where,
     if words is None:
         assert code == 0, err
         assert out.read_text(encoding="utf-8").splitlines()[0].startswith(("file,item", "Item1,"))
+        umask = os.umask(0)
+        os.umask(umask)
+        assert out.stat().st_mode & 0o777 == 0o666 & ~umask  # as a plain open() makes it
         return
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert f"{option} {out}: {words}" in err, err
