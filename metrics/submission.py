@@ -26,6 +26,8 @@ import numpy as np
 
 from .correlation import correlate
 from .errors import DataValidationError
+from .output_files import written_whole
+from .text_numbers import NUMBER_RULE, ascii_number
 
 PREDICTIONS_HEADER = ("PairID", "Pred_Score")
 SUBMISSION_NAME = re.compile(r"^pred_([A-Za-z]+)\.csv$")  # the task's scorer reads pred_<lang>.csv
@@ -94,10 +96,11 @@ def _rows(path: Path):
 
 
 def _number(file, row: int, pair_id: str, cell: str, what: str) -> float:
-    try:
-        value = float(cell)
-    except ValueError:
-        raise DataValidationError(file, row, f"{what} is not a number", f"{pair_id}: {cell!r}") from None
+    value = ascii_number(cell)
+    if value is None and cell.strip().lower() in ("nan", "inf", "-inf", "+inf", "infinity", "-infinity"):
+        value = float(cell)  # a finite number is due: said below
+    if value is None:
+        raise DataValidationError(file, row, f"{what} is not a number ({NUMBER_RULE})", f"{pair_id}: {cell!r}")
     if not math.isfinite(value):
         raise DataValidationError(file, row, f"{what} must be a finite number", f"{pair_id}: {cell!r}")
     return value
@@ -204,6 +207,6 @@ def write_predictions(path, ids: Sequence[str], scores: Sequence[float]) -> Path
     except DataValidationError as exc:
         raise DataValidationError(path, exc.row, exc.rule, exc.detail) from None
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8", newline="")
+    with written_whole(path, "predictions file", newline="") as file:  # no truncated file, ever
+        file.write(text)
     return path

@@ -55,3 +55,34 @@ def test_numbers_still_are():
 def test_ascii_numbers_one_rule_for_readers_and_builders(text, value):
     assert ascii_number(text) == value
     assert builders_ascii_number is ascii_number
+
+
+@pytest.mark.parametrize("cell", [ARABIC_1, "1_0", "0,5"])
+def test_submission_scores_are_ascii_numbers(tmp_path, cell):
+    from semrel.metrics.errors import DataValidationError
+    from semrel.metrics.submission import read_predictions
+
+    path = tmp_path / "pred_x.csv"
+    path.write_text(f'PairID,Pred_Score\na,0.5\nb,"{cell}"\n', encoding="utf-8")
+    words = f"pred_x.csv: row 2: Pred_Score is not a number (ASCII digits, e.g. 4 or 4.5) (b: '{cell}')"
+    with pytest.raises(DataValidationError, match=re.escape(words)):
+        read_predictions(path)
+
+
+def test_a_submission_is_written_whole(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    from semrel.metrics.submission import write_predictions
+
+    path = write_predictions(tmp_path / "pred_x.csv", ["a"], [0.5])
+    before = path.read_bytes()
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("os.fsync", full)
+    with pytest.raises(ValueError, match="predictions file .*pred_x.csv: cannot be written .No space left on device.; "
+                                         "the previous file is unchanged"):
+        write_predictions(path, ["a", "b"], [0.5, 0.25])
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["pred_x.csv"]
