@@ -181,6 +181,21 @@ def markdown(table: dict) -> str:
     return "\n".join(lines)
 
 
+def store(entry: dict, path: Path = RESULTS) -> None:
+    """``entry`` as the last key of results.json, every other key's text left as written."""
+    text = path.read_text(encoding="utf-8")
+    marker = f',\n  "{RESULTS_KEY}": '
+    if marker in text:  # ours is last: cut it off
+        text = text[:text.index(marker)] + "\n}\n"
+    body = json.dumps(entry, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+    head = text.rstrip()
+    if not head.endswith("}"):
+        raise SystemExit(f"{path}: does not end with the closing brace of its object")
+    text = head[:-1].rstrip() + marker + body + "\n}\n"
+    json.loads(text)  # still one JSON object
+    path.write_text(text, encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--encoders", default="", help=f"comma-separated, of {','.join(ENCODERS)} (slow on a CPU)")
@@ -203,10 +218,7 @@ def main() -> None:
     if args.write_results:
         command = "python benchmarks/bench_semrel_2024_baselines.py" + (
             f" --encoders {','.join(encoders)}" if encoders else "")
-        results = json.loads(RESULTS.read_text(encoding="utf-8"))  # others' keys kept as they are
-        results[RESULTS_KEY] = {"about": ABOUT, "command": command, "machine": "2-core CPU",
-                                "table": result["table"]}
-        RESULTS.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        store({"about": ABOUT, "command": command, "machine": "2-core CPU", "table": result["table"]})
 
 
 if __name__ == "__main__":
