@@ -6,7 +6,8 @@ tuple design), :mod:`.split_half` (split-half reliability), :mod:`.agreement` (i
 annotator agreement), :mod:`.overlap` (Dice lexical overlap), :mod:`.lower_bound` (the MSE lower
 bound), :mod:`.correlation`, :mod:`.correlation_intervals` (Fisher-z and bootstrap intervals),
 :mod:`.human_correlation` (correlation with humans: aggregation, groups), :mod:`.compare` (two
-systems: Williams' test, Zou's interval, the paired bootstrap). Each ``<name>/`` folder beside them
+systems: Williams' test, Zou's interval, the paired bootstrap), :mod:`.submission` (the
+SemEval-2024 Task 1 evaluation: PairID-aligned Spearman per language). Each ``<name>/`` folder beside them
 is a thin evaluate module over
 those functions: ``<name>.py``, its card ``README.md``, ``requirements.txt`` and ``app.py`` (the
 Space). Load one from the installed package with ``evaluate.load(module_path("bws_scores"))``.
