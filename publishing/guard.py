@@ -221,12 +221,14 @@ def scan_local_paths(folder: Path, files: Iterable[str]) -> list[str]:
     return found
 
 
-def _gold(value, where: str = "") -> Iterator[tuple[str, int]]:
-    """(JSON path, count) of each ``GOLD_KEYS`` key holding numbers inside ``value``."""
+def _gold(value, where: str = "", record: bool = False) -> Iterator[tuple[str, int]]:
+    """(JSON path, count) of each ``GOLD_KEYS`` key holding numbers inside ``value``: a list of
+    numbers anywhere, or one number in a record (an object inside a list). A lone number under such
+    a key elsewhere is a name, not a label (a tokenizer's vocabulary maps the word "gold" to its id)."""
     if isinstance(value, dict):
         for key, item in value.items():
             here = f"{where}.{key}" if where else str(key)
-            numbers = item if isinstance(item, list) else [item]
+            numbers = item if isinstance(item, list) else [item] if record else []
             if key.lower() in GOLD_KEYS and numbers and all(
                     isinstance(v, int | float) and not isinstance(v, bool) for v in numbers):
                 yield here, len(numbers)
@@ -234,7 +236,7 @@ def _gold(value, where: str = "") -> Iterator[tuple[str, int]]:
                 yield from _gold(item, here)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            yield from _gold(item, f"{where}[{i}]")
+            yield from _gold(item, f"{where}[{i}]", record=True)
 
 
 def scan_gold_labels(folder: Path, files: Iterable[str], data: str) -> list[str]:

@@ -101,8 +101,9 @@ GOLD_CASES = [  # (JSON, findings)
                                                  "str-2021/cv-fold-0 (key 'per_fold[0].references')"
                                                  "; a model repo carries predictions only, the "
                                                  "references stay here"]),
-    ({"Gold": 0.5}, ["p.json: holds 1 gold label(s) of str-2021/cv-fold-0 (key 'Gold'); a model "
-                     "repo carries predictions only, the references stay here"]),
+    ([{"id": "a", "Gold": 0.5}], ["p.json: holds 1 gold label(s) of str-2021/cv-fold-0 (key '[0].Gold'); a "
+                                  "model repo carries predictions only, the references stay here"]),
+    ({"model": {"vocab": {"gold": 2585, "labels": 7}}}, []),  # a tokenizer's vocabulary: words, not labels
     ({"labels": ["entailment", "neutral"], "predictions": [0.1]}, []),  # names, not scores
     ({"ids": ["STS_1"], "predictions": [0.1]}, []),
 ]
