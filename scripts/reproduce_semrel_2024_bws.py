@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from semrel.cli import at_least
 from semrel.dataset_scripts.semrel_2024.bws import (
     POOLED,
     READER,
@@ -26,9 +27,9 @@ LANGUAGES = ("arb", "arq")
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--mirror")
-    ap.add_argument("--trials", type=int, default=TRIALS)
-    ap.add_argument("--seed", type=int, default=SEED)
-    ap.add_argument("--largest", type=int, default=5, help="largest differences shown per language")
+    ap.add_argument("--trials", type=at_least(1), default=TRIALS)
+    ap.add_argument("--seed", type=at_least(0), default=SEED)
+    ap.add_argument("--largest", type=at_least(0), default=5, help="largest differences shown per language")
     args = ap.parse_args(argv)
     results = {lang: rescore(lang, args.mirror) for lang in LANGUAGES}
     print("Re-scoring (counting) vs the published scores; items mapped on both sentences with all "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import os
@@ -121,3 +122,43 @@ def test_upload_py_is_an_alias_of_build_verify_push(tmp_path):
     assert done.returncode == 1 and "nothing is built" in done.stderr and "semrel build" in done.stderr
     done = subprocess.run([sys.executable, str(REPO / "upload.py"), "fit"], capture_output=True, text=True)
     assert done.returncode == 2 and "use one of build, verify, push" in done.stderr
+
+
+def _numeric_flags():
+    """(command words, flag, nargs) of every option of every command whose type reads a number."""
+    from semrel.cli import at_least, build_parser, integer, number
+
+    def walk(parser, words):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from walk(sub, [*words, name])
+            elif action.option_strings and (action.type in (integer, number)
+                                            or getattr(action.type, "__name__", "").startswith("integer >=")):
+                yield words, action.option_strings[0], action.nargs
+    assert at_least  # the bounded integers of `semrel bws` are named "integer >= N"
+    return list(walk(build_parser(), []))
+
+
+NUMERIC_FLAGS = _numeric_flags()
+
+
+def test_the_numeric_flag_sweep_sees_every_command_that_takes_numbers():
+    commands = {tuple(words) for words, _, _ in NUMERIC_FLAGS}
+    assert {("fit",), ("cv",), ("predict",), ("ensemble",), ("bws", "reliability"), ("bws", "design")} <= commands
+    assert len(NUMERIC_FLAGS) >= 20
+
+
+@pytest.mark.parametrize("value", ["١", "٢.٥", "1_0", "nan", "inf", "0x10", ""])
+@pytest.mark.parametrize("words, flag, nargs", NUMERIC_FLAGS, ids=lambda v: v if isinstance(v, str) else None)
+def test_numbers_on_the_command_line_are_ascii_decimal(words, flag, nargs, value, capsys):
+    """One rule everywhere: the flags read numbers as the files do (Arabic-Indic digits, '_',
+    nan/inf words and hex are refused in one line, exit 2), before any data or model is touched."""
+    from semrel.cli import main
+
+    values = [value] * (nargs if isinstance(nargs, int) else 1)
+    with pytest.raises(SystemExit) as stop:
+        main([*words, flag, *values])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"argument {flag}" in err and ("ASCII digits" in err or "must be an integer >=" in err), err

@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from semrel.cli import UsageError, add_command
+from semrel.cli import UsageError, add_command, integer, number
 
 from .options import OPTIONS, ParameterError, check_arguments, check_score_range
 from .selection import SELECTION_FLAGS, add_selection_args, selection_values
@@ -38,6 +38,7 @@ FLAGS = {o.argument: o.flag for o in OPTIONS} | {  # Python API parameter -> the
     "member": "--member", "dataloader_persistent_workers": "--num-workers",
 }
 FLAGS |= SELECTION_FLAGS  # --eval-dataset and the flags that go with it
+ARG_TYPES = {int: integer, float: number}  # ASCII decimal notation, as every semrel command
 COMMAND_FLAGS = {"ensemble": {"members": "--member", "method": "--method",
                               "weights": "--weights", "cv_dirs": "--cv-dir", "path": "--output",
                               "features": "--features"},
@@ -49,7 +50,7 @@ def _data_args(parser: argparse.ArgumentParser) -> None:
                         help="registry id (str-2021, c-sts, ...), a DatasetDict.save_to_disk "
                              "folder, an exported Hub-layout folder (build/hub/datasets/ID) or a "
                              "Hub dataset id (namespace/name)")
-    parser.add_argument("--score-range", nargs=2, type=float, metavar=("LO", "HI"),
+    parser.add_argument("--score-range", nargs=2, type=number, metavar=("LO", "HI"),
                         help="native score range of data that records none (registry datasets "
                              "declare their own; a dataset card may record it)")
     parser.add_argument("--mirror", help="mirror directory of the upstream files ($SEMREL_MIRROR)")
@@ -71,7 +72,7 @@ def _fit_args(parser: argparse.ArgumentParser, model_required: bool = True) -> N
             parser.add_argument(option.flag, action=argparse.BooleanOptionalAction,
                                 default=option.default, help=option.help)
         else:
-            parser.add_argument(option.flag, type=type(option.default), default=option.default,
+            parser.add_argument(option.flag, type=ARG_TYPES.get(type(option.default), str), default=option.default,
                                 help=option.help, choices=option.choices)
 
 
@@ -81,7 +82,7 @@ def register(commands) -> None:
     _data_args(p_fit)
     p_fit.add_argument("--config", default="default", help="dataset config")
     _fit_args(p_fit)
-    p_fit.add_argument("--save-steps", type=int, help="checkpoint every N steps")
+    p_fit.add_argument("--save-steps", type=integer, help="checkpoint every N steps")
     p_fit.add_argument("--resume", help="resume the same run from a checkpoint folder, or "
                                         "'last' (its last complete checkpoint)")
     add_selection_args(p_fit)
@@ -111,7 +112,7 @@ def register(commands) -> None:
                             "learned stack (ridge, gbm) fit on their CV or dev predictions")
     p_ens.add_argument("--features", nargs="+", choices=("dice",), default=(),
                        help="ridge/gbm: lexical features of the pairs beside the members' scores")
-    p_ens.add_argument("--weights", type=float, nargs="+", help="rank: one weight per member")
+    p_ens.add_argument("--weights", type=number, nargs="+", help="rank: one weight per member")
     p_ens.add_argument("--cv-dir", action="append", metavar="DIR",
                        help="each member's CV folder (same order), whose out-of-fold "
                             "predictions fit the stack or are the rank average's reference "

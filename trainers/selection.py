@@ -23,6 +23,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from semrel.cli import integer, number
+
 from .options import ParameterError
 
 # metric name -> greater is better; each is a key of compute_metrics (or the eval loss: the MSE term)
@@ -218,11 +220,11 @@ def add_selection_args(parser: argparse.ArgumentParser) -> None:
                         "dataset (anything --dataset takes) and keep the best checkpoint")
     parser.add_argument("--eval-config", help="its config (default: default)")
     parser.add_argument("--eval-split", help=f"its split (default: {' or '.join(DEV_SPLITS)})")
-    parser.add_argument("--eval-score-range", nargs=2, type=float, metavar=("LO", "HI"),
+    parser.add_argument("--eval-score-range", nargs=2, type=number, metavar=("LO", "HI"),
                         help="its native score range where it records none")
     parser.add_argument("--metric-for-best", help=f"keep the checkpoint best by this metric: "
                         f"{' | '.join(METRICS)} (default: spearman)")
-    parser.add_argument("--eval-steps", type=int, help="evaluate every N steps (default: each "
+    parser.add_argument("--eval-steps", type=integer, help="evaluate every N steps (default: each "
                         "epoch)")
 
 

@@ -16,14 +16,12 @@ row and rule, exit status 2. ``--method`` scores by counting (default), Bradleyâ
 
 from __future__ import annotations
 
-import argparse
 import csv
 import logging
-import re
 import sys
 from pathlib import Path
 
-from semrel.cli import add_command
+from semrel.cli import add_command, at_least, number
 
 log = logging.getLogger(__name__)
 LAYOUTS = ("auto", "nrc", "semeval")
@@ -49,23 +47,13 @@ def register(commands) -> None:
     design_ = add_command(sub, "design", design, "generate BWS tuples for a list of items")
     design_.add_argument("items", type=Path, metavar="ITEMS_FILE", help="one item per line (UTF-8)")
     design_.add_argument("--k", type=at_least(2), default=4, help="items per tuple")
-    design_.add_argument("--factor", type=float, default=2.0,
+    design_.add_argument("--factor", type=number, default=2.0,
                          help="round(factor * N) tuples: each item appears about factor * k times")
     design_.add_argument("--designs", type=at_least(1), default=100,
                          help="random designs tried; the most even pair co-occurrence is kept")
     design_.add_argument("--seed", type=at_least(0), default=0, help="seed of the random designs")
     design_.add_argument("--csv", type=Path, metavar="OUT", default=Path("-"),
                          help="write the tuples to OUT (- = stdout), one per row")
-
-
-def at_least(minimum: int):
-    """An argparse type: a decimal integer (ASCII digits) >= ``minimum``."""
-    def integer(text: str) -> int:
-        if not re.fullmatch(r"[+-]?[0-9]+", text.strip()) or int(text) < minimum:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, not {text!r}")
-        return int(text)
-    integer.__name__ = f"integer >= {minimum}"
-    return integer
 
 
 def _file_args(parser) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import sys
 
 PROG = "semrel"
@@ -33,6 +34,36 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+# Numbers on the command line are ASCII decimal notation, as in every file semrel reads
+# (semrel.metrics.text_numbers): int("١") == 1 in Python, but no command takes it.
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def integer(text: str) -> int:
+    """An argparse type: a decimal integer in ASCII digits."""
+    if not _INTEGER.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(f"must be an integer in ASCII digits, not {text!r}")
+    return int(text)
+
+
+def number(text: str) -> float:
+    """An argparse type: a finite decimal number in ASCII notation (2, 0.5, 2e-5)."""
+    if not _NUMBER.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(f"must be a number in ASCII digits, not {text!r}")
+    return float(text)
+
+
+def at_least(minimum: int):
+    """An argparse type: a decimal integer (ASCII digits) >= ``minimum``."""
+    def bounded(text: str) -> int:
+        if not _INTEGER.fullmatch(text.strip()) or int(text) < minimum:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, not {text!r}")
+        return int(text)
+    bounded.__name__ = f"integer >= {minimum}"
+    return bounded
 
 
 class Formatter(argparse.RawDescriptionHelpFormatter):

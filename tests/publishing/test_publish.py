@@ -189,7 +189,8 @@ def test_push_everything_then_check_what_arrived(hub, out, mirror, tmp_path):
         assert urllib.request.urlopen(url).read() == (built / wheel).read_bytes()
         meta = RepoCard(files["README.md"].decode()).data.to_dict()
         assert meta["sdk"] == "gradio" and meta["app_file"] == "app.py"
-        assert "evaluate" in meta["tags"] and {"metric", "comparison", "measurement"} & set(meta["tags"])  # evaluate's module types
+        # evaluate's module types
+        assert "evaluate" in meta["tags"] and {"metric", "comparison", "measurement"} & set(meta["tags"])
         assert hub.repos[("space", f"{NS}/{name}")].sdk == "gradio"
 
     # the model: weights over LFS, card with metadata
