@@ -61,7 +61,7 @@ def test_console_script_is_installed_and_matches_python_m():
     (["bws", "score", "/no/such/file.csv"], "/no/such/file.csv"),
     (["bws", "reliability", "/no/such/file.csv"], "/no/such/file.csv"),
     (["bws", "design", "/no/such/items.txt"], "semrel bws design: error: /no/such/items.txt: no such file"),
-    (["bws", "design", "items.txt", "--k", "1"], "need 2 <= k"),
+    (["bws", "design", "items.txt", "--k", "1"], "argument --k: must be an integer >= 2, not '1'"),
     (["build", "--mirror", "/no/such/mirror"], "--mirror /no/such/mirror: no such directory"),
     (["-q", "-v", "models"], "not allowed with argument"),
 ])

@@ -56,9 +56,10 @@ def test_an_install_exposes_semrel_alone_and_works_from_anywhere(editable, tmp_p
     assert done.returncode == 0, done.stderr[-3000:]
     used = json.loads(done.stdout.splitlines()[-1])
     assert Path(used["file"]).is_relative_to(REPO if editable else site)
-    assert used["metrics"] == ["annotator_agreement", "bws_scores", "lexical_overlap", "mse_lower_bound",
+    assert used["metrics"] == ["annotator_agreement", "bws_scores", "correlation_comparison",
+                               "correlation_with_humans", "lexical_overlap", "mse_lower_bound",
                                "split_half_reliability"]
-    assert used["datasets"] == ["c-sts", "crowd-sts", "czech-news-sts", "str-2021"]
+    assert used["datasets"] == ["c-sts", "crowd-sts", "czech-news-sts", "semrel-2024", "str-2021"]
     expected = bws_counting_scores([["a", "b", "c", "d"], ["a", "b", "c", "e"]], ["a", "b"], ["d", "a"])
     assert used["score"] == expected.score.tolist() and used["top"] == []
     cli = run(python.parent / "semrel", "--help", cwd=elsewhere)

@@ -131,7 +131,7 @@ def test_failed_build_keeps_the_previous_output(mirror, cache_dir, tmp_path, cap
     assert upload.main(["build", "--only", "str-2021", "--mirror", str(bad.parent), "--out", str(out),
                         "--cache-dir", str(tmp_path / "fresh-cache")]) == 1
     err = capsys.readouterr().err
-    assert "str-2021: FAILED" in err and "kept the previous output" in err
+    assert "str-2021: FAILED" in err and "its previous output is kept" in err
     assert _digests(out / "hub" / "datasets" / "str-2021") == before
     assert "Stale: the last build of" in (out / "report" / "index.html").read_text()
     assert not [p for p in (out / "hub" / "datasets").iterdir() if p.name.startswith(".")]

@@ -221,7 +221,8 @@ def test_report_renders_folded_within_the_first_screen(report):
     height, overview = _measure(report, report.read_text(encoding="utf-8"))
     print(f"report at 1280 px, everything folded: page {height:.0f} px, overview ends at {overview:.0f} px")
     assert overview <= 800  # the overview fits the first screen
-    assert height <= 1000  # and the folded page is little more than one screen
+    # and the folded page is about one and a half screens: 6 datasets and 7 metrics, a line or two each
+    assert height <= 1250
 
 
 @pytest.mark.slow  # builds the report, renders it in Chromium

@@ -106,7 +106,7 @@ def test_conditional_fit_then_predict_writes_the_submission_json(encoder, csts_d
     card = (model / "README.md").read_text()
     assert card.count("@inproceedings{deshpande-etal-2023-csts") == 1  # data and method: once
     assert "PairEncoder.from_pretrained(path)" in card and "pip install '.[train]'" in card
-    assert ModelCard.load(model / "README.md").data.library_name == "transformers"
+    assert ModelCard.load(model / "README.md").data.library_name == "semrel"  # AutoModel would drop the head
     submission = tmp_path / "submission.json"
     assert main(["predict", "--dataset", "c-sts", "--data-dir", str(csts_dir), "--cache-dir",
                  str(tmp_path / "cache"), "--model", str(model), "--output",
