@@ -165,14 +165,14 @@ def _main(capsys, *args: str) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("args, words", [
     (["build", "--only", "str2021"], "unknown name(s) str2021; datasets: c-sts, crowd-sts"),
-    (["verify", "--only", "lexical-overlap"], "metrics: annotator_agreement"),
+    (["verify", "--only", "lexical-overlap", "--out", "{tmp}"], "metrics: annotator_agreement"),
     (["build", "--mirror", "/nonexistent/mirror"], "--mirror /nonexistent/mirror: no such directory"),
     (["build", "--data-dir", "c-sts=/no/such/folder"], "c-sts=/no/such/folder: no such directory"),
     (["build", "--data-dir", "csts=/tmp"], "ID=DIR with ID one of c-sts"),
     (["build", "--ony", "x"], "unrecognized arguments"),
 ])
-def test_cli_answers_a_mistake_in_two_lines(args, words, capsys):
-    code, out, err = _main(capsys, *args)
+def test_cli_answers_a_mistake_in_two_lines(args, words, capsys, tmp_path):
+    code, out, err = _main(capsys, *(a.replace("{tmp}", str(tmp_path)) for a in args))  # a build folder that exists
     assert code == 2 and out == ""
     assert words in err and len(err.strip().splitlines()) <= 2, err
 
