@@ -41,14 +41,17 @@ def simulate(n_items: int, per_tuple: int, seed: int = 0):
     return tuples, noisy.argmax(axis=1) + 1, noisy.argmin(axis=1) + 1
 
 
-def timed(fn, repeats: int) -> tuple[float, float, float]:
-    """(median wall seconds, median CPU seconds of this process, peak traced MiB)."""
+def timed(fn, repeats: int, memory: bool = True) -> tuple[float, float, float | None]:
+    """(median wall seconds, median CPU seconds of this process, peak traced MiB: one more call
+    under tracemalloc, or None without ``memory``)."""
     walls, cpus = [], []
     for _ in range(repeats):
         wall, cpu = time.perf_counter(), time.process_time()
         fn()
         walls.append(time.perf_counter() - wall)
         cpus.append(time.process_time() - cpu)
+    if not memory:
+        return float(np.median(walls)), float(np.median(cpus)), None
     tracemalloc.start()
     fn()
     peak = tracemalloc.get_traced_memory()[1] / 2**20

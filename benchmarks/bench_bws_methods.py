@@ -28,6 +28,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
+import bench_bws  # noqa: E402
 from bench_bws import simulate  # noqa: E402
 
 from semrel.metrics.bws.counting import encode_annotations  # noqa: E402
@@ -80,14 +81,9 @@ def study(mirror: Path, trials: int, subset_trials: int, seeds: int) -> dict:
 
 
 def timed(fn, repeats: int) -> tuple[float, float]:
-    """(median wall s, median CPU s of this process) of ``repeats`` calls."""
-    walls, cpus = [], []
-    for _ in range(repeats):
-        wall, cpu = time.perf_counter(), time.process_time()
-        fn()
-        walls.append(time.perf_counter() - wall)
-        cpus.append(time.process_time() - cpu)
-    return round(float(np.median(walls)), 3), round(float(np.median(cpus)), 3)
+    """(median wall s, median CPU s of this process) of ``repeats`` calls, rounded."""
+    wall, cpu, _ = bench_bws.timed(fn, repeats, memory=False)
+    return round(wall, 3), round(cpu, 3)
 
 
 def timing(value_passes_5m: int) -> dict:
