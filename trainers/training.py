@@ -66,7 +66,8 @@ class FitResult:
     """What one run measured: scores on ``eval_split`` (on the [0, 1] label scale), per-source
     Spearman, training size and speed (pairs/s over the steps trained in this process, so a
     resumed run counts only what it trained after resuming; the seconds of each epoch trained)
-    and the options it ran with (:func:`~trainers.arguments.recorded_options`)."""
+    and the options it ran with (:func:`~trainers.arguments.recorded_options`). ``metrics.json``
+    writes a figure that is undefined (NaN: e.g. Spearman of constant predictions) as null."""
 
     output_dir: str
     eval_split: str | None
@@ -318,6 +319,19 @@ def last_complete_checkpoint(folder: Path) -> Path:
     return max(complete, key=lambda p: int(p.name.split("-")[-1]))
 
 
+def finite_or_null(value):
+    """``value`` with every NaN or infinite float replaced by None (JSON null): a figure that is
+    undefined, e.g. Spearman of constant predictions, is written as null, never as ``NaN``,
+    which is not JSON."""
+    if isinstance(value, float):
+        return value if np.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite_or_null(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite_or_null(v) for v in value]
+    return value
+
+
 def eval_split_name(splits: datasets.DatasetDict) -> str | None:
     """``validation`` when the dataset has one, else ``test``; ``None`` when it has neither (a
     final model trained on all the data is not evaluated)."""
@@ -456,7 +470,8 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
     if trainer.is_world_process_zero():
         model.save_pretrained(output_dir)
         write_text_whole(output_dir / "metrics.json",  # renamed in whole: never truncated
-                         json.dumps(asdict(result), indent=2, allow_nan=False), "output_dir")
+                         json.dumps(finite_or_null(asdict(result)), indent=2, allow_nan=False),
+                         "output_dir")
         if eval_name is not None:
             write_eval_predictions(output_dir, data, eval_name, predictions, labels, model)
         if eval_data is not None:

@@ -336,3 +336,20 @@ def test_precision_picks_autocast_and_tf32_per_device(monkeypatch, gpu, precisio
             device_kwargs(precision)
     else:
         assert device_kwargs(precision) == expected
+
+
+def test_an_undefined_figure_is_written_as_null_not_as_nan(encoder, tmp_path):
+    """Gold scores that are all equal make Spearman and Pearson undefined: fit still finishes and
+    metrics.json is JSON (null), not Python's NaN, which JSON readers refuse."""
+    toy = toy_pairs().shuffle(seed=0)
+    flat = toy.select(range(40, 56)).map(lambda row: {"score": 0.5})
+    data = datasets.DatasetDict({"train": toy.select(range(40)), "test": flat})
+    data.save_to_disk(tmp_path / "flat")
+    result = fit(load_pairs(str(tmp_path / "flat"), score_range=(0, 1)), encoder,
+                 small_args(tmp_path / "run"))
+    assert result.spearman != result.spearman  # NaN in Python
+    text = (tmp_path / "run" / "metrics.json").read_text()
+    assert "NaN" not in text
+    written = json.loads(text)
+    assert written["spearman"] is None and written["pearson"] is None
+    assert written["mse"] == pytest.approx(result.mse)
