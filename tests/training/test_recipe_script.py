@@ -1,0 +1,64 @@
+"""scripts/train_semrel_2024_recipe.py, the SemRel-2024 English recipe written out as semrel
+commands: a smoke run with a tiny model on the real SemRel-2024 English files (train 5,500, dev
+250, test 2,600 without labels), as a user runs it (a subprocess from another directory)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from project import REPO
+from trainer_fixtures import tiny_encoder
+
+SCRIPT = REPO / "scripts" / "train_semrel_2024_recipe.py"
+
+
+@pytest.mark.slow
+def test_the_recipe_trains_members_on_eng_train_and_writes_a_scored_ensemble(mirror, tmp_path):
+    model = tiny_encoder(tmp_path / "tiny-bert")
+    out = tmp_path / "recipe"
+    env = {**os.environ, "SEMREL_MIRROR": str(mirror), "HF_HOME": str(tmp_path / "hf")}
+    argv = [sys.executable, str(SCRIPT), "--model", f"minilm={model}", "--model", f"mpnet={model}",
+            "--max-steps", "2", "--precision", "fp32", "--output", str(out)]
+    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    commands = [line for line in done.stdout.splitlines() if line.startswith("$ semrel")]
+    assert [c.split()[2] for c in commands] == ["fit", "fit", "ensemble", "predict", "predict"]
+    assert all("--dataset semrel-2024 --config eng" in c and "--eval-split validation" in c
+               for c in commands[:2])
+    assert "--encoder bi --epochs 1 --learning-rate 1e-5" in commands[0]
+    assert "--encoder cross --epochs 4 --learning-rate 4e-5" in commands[1]
+
+    record = json.loads((out / "recipe.json").read_text())
+    assert set(record["seconds"]) == {"bi-minilm", "cross-mpnet", "ensemble", "predict validation",
+                                      "predict test"}
+    assert all(s > 0 for s in record["seconds"].values())
+    scores = record["eng_dev_spearman"]
+    assert set(scores) == {"bi-minilm/selection_predictions.json",
+                           "cross-mpnet/selection_predictions.json", "eng_dev.csv"}
+    assert all(-1 <= s <= 1 for s in scores.values())
+
+    # the held-out test: every one of the 2,600 English test pairs, in the task's format
+    with open(out / "eng_test.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["PairID", "Pred_Score"] and len(rows) == 2601
+    assert len({r[0] for r in rows[1:]}) == 2600 and all(r[0].startswith("ENG-test-") for r in rows[1:])
+
+    # the dev figure it records is what the official evaluation command says of its file
+    evaluated = subprocess.run([sys.executable, "-m", "semrel", "evaluate", str(out / "eng_dev.csv"),
+                                "--language", "eng", "--split", "validation", "--json"],
+                               cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert evaluated.returncode == 0, evaluated.stderr
+    [row] = json.loads(evaluated.stdout)
+    assert row["pairs"] == 250 and row["spearman"] == pytest.approx(scores["eng_dev.csv"], abs=1e-12)
+
+    # run again: finished members are kept, not trained again
+    again = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert again.stdout.count("kept: ") == 2 and "$ semrel fit" not in again.stdout
+    assert json.loads((out / "recipe.json").read_text())["seconds"]["bi-minilm"] is None
