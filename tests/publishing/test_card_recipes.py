@@ -1,9 +1,10 @@
 """The "build it yourself" recipe of every dataset card (publishing.cards.build_recipe).
 
 Slow: for each dataset whose upstream files are in the mirror, the recipe's lines run as written
-(bash, ``set -e``) in a fresh virtualenv that has pip, in a copy of the source folder, as a user
-would after reading the card: it installs semrel with pip, builds the dataset, writes a card that
-holds the same recipe and every plot it links, loads a config, and never installs torch.
+(bash, ``set -e``) in a fresh virtualenv that has pip (one per distinct install line), in a copy
+of the source folder, as a user would after reading the card: it installs semrel with pip, builds
+the dataset, writes a card that holds the same recipe and every plot it links, loads a config,
+and never installs torch.
 Fast: what every recipe says, and the one-line error of a build without matplotlib.
 """
 
@@ -80,14 +81,29 @@ def source(tmp_path_factory) -> Path:
     return dest
 
 
+@pytest.fixture(scope="module")
+def venvs(tmp_path_factory):
+    """One fresh venv per distinct install line: recipes whose first line is the same install
+    the same things, so they share one (a recipe still runs its own install line in it)."""
+    made: dict[str, Path] = {}
+
+    def venv_for(install_line: str) -> Path:
+        if install_line not in made:
+            made[install_line] = fresh_venv(tmp_path_factory.mktemp("venv") / "venv")
+            install(made[install_line], "pip")  # the user's pip, which the recipe calls by name
+        return made[install_line]
+
+    return venv_for
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("dataset_id", IN_MIRROR)
-def test_the_cards_recipe_builds_the_dataset_in_a_fresh_venv(dataset_id, source, mirror, tmp_path):
+def test_the_cards_recipe_builds_the_dataset_in_a_fresh_venv(dataset_id, source, mirror, venvs,
+                                                              tmp_path):
     folder = tmp_path / "semrel"
     shutil.copytree(source, folder)
-    python = fresh_venv(tmp_path / "venv")
-    install(python, "pip")  # the user's pip, which the recipe calls by name
     recipe = build_recipe(dataset_id)
+    python = venvs(commands(recipe)[0])
     path = [python.parent, *(p for p in os.environ["PATH"].split(os.pathsep)
                              if Path(p) != Path(sys.executable).parent)]  # not this project's venv
     env = {**{k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")},
