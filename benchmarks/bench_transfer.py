@@ -228,8 +228,9 @@ def fmt(value) -> str:
     return "—" if value is None else f"{value:.4f}"
 
 
-def ensembles(records: list[dict], specs: list[list[str]]) -> list[dict]:
-    """Rank averages and cross-fitted ridge stacks over each member set (see module docstring)."""
+def ensembles(records: list[dict], specs: list[list[str]], learners=("ridge",)) -> list[dict]:
+    """Rank averages and cross-fitted learned stacks (``learners``: ridge, gbm) over each member
+    set (see module docstring)."""
     from semrel.trainers.ensemble import PREDICTIONS_FILE, check_same_rows, load_run, rank_average
     from semrel.trainers.selection import SELECTION_FILE
     from semrel.trainers.stacking import fit_learned_stack, fit_rows
@@ -255,15 +256,17 @@ def ensembles(records: list[dict], specs: list[list[str]]) -> list[dict]:
         row = {"members": [r["spec"] for r in chosen]}
         for name, key in ((PREDICTIONS_FILE, "cv_test"), (SELECTION_FILE, "dev")):
             row[f"rank_{key}"] = spearman_of(rank_average(split[name][1]), split[name][2])
-        for fit_name, score_name, key in ((PREDICTIONS_FILE, SELECTION_FILE, "stack_dev"),
-                                          (SELECTION_FILE, PREDICTIONS_FILE, "stack_cv_test")):
-            runs, x, y, (s1, s2) = split[fit_name]
-            stack = fit_learned_stack(x, y, learner="ridge", fit_on=[fit_rows(runs[0])],
-                                      sentence1=s1, sentence2=s2, features=("dice",))
-            scored_runs, sx, sy, (t1, t2) = split[score_name]
-            stack.check_scored(scored_runs[0].data, scored_runs[0].split, scored_runs[0].ids)
-            row[key] = spearman_of(stack.predict(sx, t1, t2), sy)
-            row[f"{key}_coef"] = [round(c, 3) for c in stack.state["coef"]]
+        row["stacks"] = {}
+        for learner in learners:
+            scored = row["stacks"][learner] = {}
+            for fit_name, score_name, key in ((PREDICTIONS_FILE, SELECTION_FILE, "dev"),
+                                              (SELECTION_FILE, PREDICTIONS_FILE, "cv_test")):
+                runs, x, y, (s1, s2) = split[fit_name]
+                stack = fit_learned_stack(x, y, learner=learner, fit_on=[fit_rows(runs[0])],
+                                          sentence1=s1, sentence2=s2, features=("dice",))
+                scored_runs, sx, sy, (t1, t2) = split[score_name]
+                stack.check_scored(scored_runs[0].data, scored_runs[0].split, scored_runs[0].ids)
+                scored[key] = spearman_of(stack.predict(sx, t1, t2), sy)
         out.append(row)
     return out
 
@@ -282,8 +285,10 @@ def table(records: list[dict], stacks: list[dict], markdown: bool) -> str:
         name = " + ".join(s["members"])
         rows.append([f"rank average of {name}", fmt(s["rank_cv_test"]), fmt(s["rank_dev"]),
                      "", "", "", "", ""])
-        rows.append([f"ridge stack (+Dice) of {name}", fmt(s["stack_cv_test"]) + " (fit on dev)",
-                     fmt(s["stack_dev"]) + " (fit on fold test)", "", "", "", "", ""])
+        for learner, scored in s["stacks"].items():
+            rows.append([f"{learner} stack (+Dice) of {name}",
+                         fmt(scored["cv_test"]) + " (fit on dev)",
+                         fmt(scored["dev"]) + " (fit on fold test)", "", "", "", "", ""])
     if markdown:
         return "\n".join(["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
                          + ["| " + " | ".join(r) + " |" for r in rows])
@@ -302,6 +307,8 @@ def main(argv=None) -> None:
                     help="fold: STR-2021 cv-fold-K train; full: SemRel-2024 eng train (5,500)")
     ap.add_argument("--ensemble", action="append", default=[], metavar="A+B[+C]",
                     help="member sets to combine (default: all finished candidates)")
+    ap.add_argument("--learner", action="append", choices=("ridge", "gbm"),
+                    help="learned stacks to fit over each member set (default: ridge)")
     ap.add_argument("--precision", default="bf16", choices=("auto", "bf16", "fp32"))
     ap.add_argument("--eval-steps", type=int, help="evaluate on eng dev every N steps (default: "
                                                    "each epoch)")
@@ -340,7 +347,7 @@ def main(argv=None) -> None:
         sets = [e.split("+") for e in args.ensemble] or [[r["spec"] for r in records]]
         print(f"\n{'STR-2021 cv-fold-' + str(fold) if fold != 'full' else 'SemRel-2024 eng train'}"
               f": Spearman on the fold's test split and on {dev.name}")
-        print(table(records, ensembles(records, sets), args.markdown))
+        print(table(records, ensembles(records, sets, args.learner or ("ridge",)), args.markdown))
 
 
 if __name__ == "__main__":

@@ -40,6 +40,9 @@ EXEMPT = {
     "make build": "sets up the checkout's own .venv and writes its build/; what it runs, "
                   "`semrel build`, runs in docs/publishing.md",
     "make test": "runs the whole test suite, this test included",
+    "python scripts/train_semrel_2024_recipe.py --output runs/semrel-2024-recipe":
+        "trains all-mpnet-base-v2 for about half an hour on a CPU; "
+        "tests/training/test_recipe_script.py runs the same script with a tiny model",
 }
 LANGUAGES = {"python", "bash"}
 CHECKOUT = ("upload.py", "scripts", "benchmarks")  # what the docs run from a checkout's root
