@@ -8,11 +8,16 @@ that file. One rule for the metric readers and the dataset builders (``dataset_s
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+INTEGER = re.compile(r"[+-]?[0-9]+")
 NUMBER_RULE = "ASCII digits, e.g. 4 or 4.5"
+# numpy is imported inside the functions that need it: `semrel --help` reads the rule above
+# (semrel.cli) without loading numpy
 
 
 def ascii_number(raw: str | None) -> float | None:
@@ -38,6 +43,8 @@ def float_array(values, name: str) -> np.ndarray:
     ...
     ValueError: ratings[1] is '2' (str); ratings are numbers (int or float), not text
     """
+    import numpy as np
+
     if isinstance(values, np.ndarray):
         if values.dtype.kind in "iuf":
             return values.astype(np.float64, copy=False)
@@ -63,6 +70,8 @@ def float_array(values, name: str) -> np.ndarray:
 def first_non_number(values) -> int | None:
     """Index of the first value that is neither a number (int, float, numpy number; not a bool)
     nor None, or None when there is none."""
+    import numpy as np
+
     for i, v in enumerate(values):
         if v is not None and (isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number))):
             return i

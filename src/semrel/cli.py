@@ -7,15 +7,17 @@
 
 Every command shares one parser class: a typo, a missing file or a value outside its rule is
 answered in one line on stderr with exit status 2; ``-q`` shows warnings only, ``-v`` debug
-messages. Building the parser imports only the standard library, so ``--help`` is instant.
+messages. Building the parser imports only the standard library (and semrel's number rule,
+:mod:`semrel.metrics.text_numbers`, which loads no numpy), so ``--help`` is instant.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import re
 import sys
+
+from semrel.metrics.text_numbers import INTEGER, ascii_number
 
 PROG = "semrel"
 
@@ -36,30 +38,29 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-# Numbers on the command line are ASCII decimal notation, as in every file semrel reads
+# Numbers on the command line are ASCII decimal notation, the rule of every file semrel reads
 # (semrel.metrics.text_numbers): int("١") == 1 in Python, but no command takes it.
-_INTEGER = re.compile(r"[+-]?[0-9]+")
-_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 def integer(text: str) -> int:
     """An argparse type: a decimal integer in ASCII digits."""
-    if not _INTEGER.fullmatch(text.strip()):
+    if not INTEGER.fullmatch(text.strip()):
         raise argparse.ArgumentTypeError(f"must be an integer in ASCII digits, not {text!r}")
     return int(text)
 
 
 def number(text: str) -> float:
     """An argparse type: a finite decimal number in ASCII notation (2, 0.5, 2e-5)."""
-    if not _NUMBER.fullmatch(text.strip()):
+    value = ascii_number(text)
+    if value is None:
         raise argparse.ArgumentTypeError(f"must be a number in ASCII digits, not {text!r}")
-    return float(text)
+    return value
 
 
 def at_least(minimum: int):
     """An argparse type: a decimal integer (ASCII digits) >= ``minimum``."""
     def bounded(text: str) -> int:
-        if not _INTEGER.fullmatch(text.strip()) or int(text) < minimum:
+        if not INTEGER.fullmatch(text.strip()) or int(text) < minimum:
             raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, not {text!r}")
         return int(text)
     bounded.__name__ = f"integer >= {minimum}"
