@@ -64,17 +64,27 @@ def train_member(folder: Path, model: str, flags: list[str], precision: str,
     return semrel(*argv)
 
 
+def model_override(text: str) -> tuple[str, str]:
+    """An argparse type: ``NAME=DIR``, NAME one of the members' model names."""
+    name, sep, folder = text.partition("=")
+    names = sorted({model for model, _ in MEMBERS.values()})
+    if not sep or name not in names or not folder:
+        raise argparse.ArgumentTypeError(f"must be NAME=DIR with NAME one of {', '.join(names)}, "
+                                         f"not {text!r}")
+    return name, folder
+
+
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = cli.Parser(prog="train_semrel_2024_recipe.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--output", type=Path, default=Path("runs/semrel-2024-recipe"))
-    ap.add_argument("--model", action="append", default=[], metavar="NAME=DIR",
+    ap.add_argument("--model", action="append", default=[], type=model_override, metavar="NAME=DIR",
                     help="use this model folder for a member's model name (smoke runs)")
     ap.add_argument("--precision", choices=("bf16", "fp32", "auto"), default="bf16",
                     help="semrel fit --precision (bf16: autocast, fast on CPUs with AMX)")
     ap.add_argument("--max-steps", type=cli.at_least(1), help="smoke runs: stop each member "
                                                               "after N steps")
     args = ap.parse_args(argv)
-    models = dict(item.split("=", 1) for item in args.model)
+    models = dict(args.model)
     out = args.output
     seconds = {}
     for name, (model, flags) in MEMBERS.items():

@@ -62,3 +62,18 @@ def test_the_recipe_trains_members_on_eng_train_and_writes_a_scored_ensemble(mir
     assert again.returncode == 0, again.stderr[-3000:]
     assert again.stdout.count("kept: ") == 2 and "$ semrel fit" not in again.stdout
     assert json.loads((out / "recipe.json").read_text())["seconds"]["bi-minilm"] is None
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--model", "mpnet"], "argument --model: must be NAME=DIR with NAME one of minilm, mpnet, not 'mpnet'"),
+    (["--model", "mpent=tiny-bert"], "argument --model: must be NAME=DIR with NAME one of minilm, mpnet, not "
+                                     "'mpent=tiny-bert'"),
+    (["--max-steps", "0"], "argument --max-steps: must be an integer >= 1, not '0'"),
+    (["--max-step", "2"], "unrecognized arguments: --max-step 2"),
+])
+def test_a_mistake_is_one_line_before_anything_runs(args, words, tmp_path):
+    done = subprocess.run([sys.executable, str(SCRIPT), *args, "--output", str(tmp_path / "out")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"train_semrel_2024_recipe.py: error: {words} (see train_semrel_2024_recipe.py --help)\n"
+    assert not (tmp_path / "out").exists()
