@@ -16,7 +16,9 @@ import torch
 from transformers import TrainingArguments
 from transformers.trainer_utils import IntervalStrategy, SaveStrategy
 
-from .options import OPTIONS, RULES, ParameterError, check_arguments
+from semrel.metrics.errors import ParameterError
+
+from .options import OPTIONS, RULES, check_arguments
 
 HELP = {o.argument: o.help for o in OPTIONS}
 PRECISION_FIELDS = ("bf16", "fp16", "tf32", "use_cpu")  # what `precision` sets
@@ -69,7 +71,7 @@ class PairTrainingArguments(TrainingArguments):
     ``output_dir`` is the run folder of :func:`~trainers.training.fit` (model, card, metrics;
     its checkpoints under ``output_dir/checkpoints``). Make variants with new keyword arguments
     rather than ``dataclasses.replace`` of a built instance, whose device fields ``precision``
-    has already set. A value outside its rule is a :class:`~trainers.options.ParameterError`
+    has already set. A value outside its rule is a :class:`~semrel.metrics.errors.ParameterError`
     naming the argument.
     """
 

@@ -14,7 +14,7 @@ Multi-GPU / multi-process: ``torchrun --nproc_per_node N -m semrel fit ...`` (sa
 :class:`~trainers.arguments.PairTrainingArguments`. A mistake (unknown dataset, config or model, a
 missing folder, an output folder holding another run, a value outside its rule) is answered in
 one line on stderr with exit status 2, worded in flags: the library's
-:class:`~trainers.options.ParameterError` names the parameter, :data:`FLAGS` the flag. This module
+:class:`~semrel.metrics.errors.ParameterError` names the parameter, :data:`FLAGS` the flag. This module
 imports torch only once a command runs.
 """
 
@@ -24,8 +24,9 @@ import argparse
 from pathlib import Path
 
 from semrel.cli import UsageError, add_command, integer, number
+from semrel.metrics.errors import ParameterError
 
-from .options import OPTIONS, ParameterError, check_arguments, check_score_range
+from .options import OPTIONS, check_arguments, check_score_range
 from .selection import SELECTION_FLAGS, add_selection_args, selection_values
 
 ENSEMBLE_METHODS = ("rank", "stack", "ridge", "gbm")  # trainers.ensemble.METHODS (no torch here)

@@ -34,9 +34,9 @@ from scipy import optimize, stats
 
 from semrel.dataset_scripts.folders import replaced_whole
 from semrel.metrics.compare import compare_correlations
+from semrel.metrics.errors import ParameterError
 
 from .models import CONFIG_NAME, PairEncoder
-from .options import ParameterError
 from .stacking import LEARNERS, LearnedStack, build_learned_stack
 
 PREDICTIONS_FILE = "eval_predictions.json"

@@ -1,7 +1,7 @@
 """What a folder or file argument must be before a command reads or writes it, and writes that
 leave no truncated file.
 
-Every check raises a :class:`~trainers.options.ParameterError` naming the parameter, the path and
+Every check raises a :class:`~semrel.metrics.errors.ParameterError` naming the parameter, the path and
 what is wrong with it (the CLI words the parameter as its flag), before anything is loaded or
 trained:
 
@@ -26,7 +26,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from .options import MissingPathError, ParameterError, check_score_range
+from semrel.metrics.errors import MissingPathError, ParameterError
+
+from .options import check_score_range
 
 CONFIG = "config.json"
 ENCODER_CONFIG = "semrel_encoder.json"  # trainers.models.CONFIG_NAME

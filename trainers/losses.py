@@ -18,7 +18,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .options import ParameterError
+from semrel.metrics.errors import ParameterError
 
 
 class PairLoss(nn.Module):

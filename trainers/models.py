@@ -43,8 +43,10 @@ from transformers import (
 )
 from transformers.utils import ModelOutput
 
+from semrel.metrics.errors import ParameterError
+
 from .folders import ENCODER_CONFIG, HEAD, check_encoder_folder
-from .options import POOLINGS, TRI_COMBINES, ParameterError
+from .options import POOLINGS, TRI_COMBINES
 
 CONFIG_NAME, HEAD_NAME = ENCODER_CONFIG, HEAD  # the file names, named in trainers.folders
 PRETOKENIZED = ("input_ids", "token_type_ids")  # kept per sequence; the mask follows from lengths

@@ -1,9 +1,9 @@
 """Names, choices and rules of the training arguments; stdlib only, so the ``semrel`` command
 builds its ``--help`` and checks its flags without importing torch.
 
-* :class:`ParameterError`: a parameter outside its rule, worded in the Python API's names
-  (``num_train_epochs=0: must be a number > 0``); the CLI words the same error in its flags
-  (``--epochs 0: must be ...``) from the parameter it carries.
+* :class:`~semrel.metrics.errors.ParameterError`: a parameter outside its rule, worded in the
+  Python API's names (``num_train_epochs=0: must be a number > 0``); the CLI words the same
+  error in its flags (``--epochs 0: must be ...``) from the parameter it carries.
 * :data:`OPTIONS`: the options a run records (run fingerprint, model card, ``metrics.json``) and
   the ``semrel fit``/``cv`` flags, each with the field of
   :class:`~trainers.arguments.PairTrainingArguments` it sets and that field's default.
@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from semrel.metrics.errors import ParameterError
+
 ON_INVALID = ("raise", "omit")
 COMPILE_MODES = ("none", "default", "reduce-overhead", "max-autotune")
 PRECISIONS = ("auto", "bf16", "fp32")
@@ -23,45 +25,6 @@ POOLINGS = ("mean", "cls")
 TRI_COMBINES = ("hadamard", "concat")
 # TrainingArguments.train_sampling_strategy values a pair trainer takes (semrel's samplers)
 SAMPLING_STRATEGIES = ("group_by_length", "random")
-
-
-class _Names(dict):
-    def __init__(self, name):
-        super().__init__()
-        self.name = name
-
-    def __missing__(self, key):
-        return self.name(key)
-
-
-class ParameterError(ValueError):
-    """``parameter`` (as the Python API names it) holds ``value``, which breaks ``rule``.
-
-    ``str()`` is the Python wording, ``parameter=value: rule``; :meth:`worded` words it for
-    another door (the CLI gives its flag names and value format). ``{name}`` fields in ``rule``
-    name other parameters and are worded the same way.
-
-    >>> str(ParameterError("max_steps", 0, "must be -1 (train for {num_train_epochs}) or >= 1"))
-    'max_steps=0: must be -1 (train for num_train_epochs) or >= 1'
-    """
-
-    def __init__(self, parameter: str, value, rule: str):
-        self.parameter, self.value, self.rule = parameter, value, rule
-        super().__init__(self.worded())
-
-    def worded(self, name=str, show=repr, sep: str = "=") -> str:
-        """``name(parameter) + sep + show(value) + ": " + rule`` (no ``sep`` when ``show``
-        gives nothing), with ``name`` also applied to the parameters the rule names."""
-        try:
-            rule = self.rule.format_map(_Names(name))
-        except (ValueError, IndexError, AttributeError):  # braces that name nothing: as written
-            rule = self.rule
-        shown = show(self.value)
-        return f"{name(self.parameter)}{sep + shown if shown else ''}: {rule}"
-
-
-class MissingPathError(ParameterError, FileNotFoundError):
-    """A :class:`ParameterError` for a file or folder that does not exist."""
 
 
 @dataclass(frozen=True)

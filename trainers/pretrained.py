@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from semrel.dataset_scripts.pretrained import PACKAGED_MODELS, packaged_model_path
-
-from .options import MissingPathError
+from semrel.metrics.errors import MissingPathError
 
 
 def resolve_model(name_or_path: str) -> str:

@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from semrel.cli import integer, number
-
-from .options import ParameterError
+from semrel.metrics.errors import ParameterError
 
 # metric name -> greater is better; each is a key of compute_metrics (or the eval loss: the MSE term)
 METRICS = {"spearman": True, "pearson": True, "mse": False, "loss": False}

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .options import ParameterError
+from semrel.metrics.errors import ParameterError
 
 LEARNERS = ("ridge", "gbm")
 FEATURES = ("dice",)  # lexical features beside the members' scores

@@ -19,12 +19,12 @@ from transformers import EvalPrediction, Trainer, TrainerCallback
 from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
 from semrel.metrics.correlation import correlate
+from semrel.metrics.errors import ParameterError
 
 from .arguments import PairTrainingArguments
 from .data import PairCollator, condition_groups
 from .losses import PairMSELoss, build_loss
 from .models import PairEncoder, sequence_lengths
-from .options import ParameterError
 from .samplers import BatchOrderSampler, GroupBatchSampler
 
 logger = logging.getLogger(__name__)

@@ -24,7 +24,7 @@ import numpy as np
 
 from semrel.dataset_scripts.pretrained import known_base_model
 from semrel.metrics.correlation_intervals import cv_mean_interval, pearson_interval, spearman_interval
-from semrel.metrics.errors import DataValidationError
+from semrel.metrics.errors import DataValidationError, MissingPathError, ParameterError
 from semrel.metrics.submission import IdScores, evaluate, format_predictions
 
 from .arguments import PairTrainingArguments, precision_used, recorded_options, stored_options
@@ -33,7 +33,7 @@ from .data import prepare_pairs, pretokenize_pairs, unscale
 from .ensemble import ENSEMBLE_FILE, PREDICTIONS_FILE, Ensemble, cv_ensemble, load_run
 from .folders import check_run_folder, recorded_score_range, write_text_whole
 from .models import PairEncoder, build_model
-from .options import OPTIONS, MissingPathError, ParameterError, check_score_range
+from .options import OPTIONS, check_score_range
 from .selection import DevSplit, check_selection, selection_record, write_dev_predictions
 from .stacking import ID_COLUMNS
 from .trainer import EpochClock, PairTrainer, SimilarityResult, similarity_scores

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from semrel.cli import main
-from semrel.trainers.options import ParameterError
+from semrel.metrics.errors import ParameterError
 from semrel.trainers.selection import METRICS, check_metric, dev_split, load_dev, selection_arguments
 from semrel.trainers.trainer import similarity_scores
 from semrel.trainers.training import fit, load_pairs, predict

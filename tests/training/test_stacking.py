@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from semrel.cli import main
+from semrel.metrics.errors import ParameterError
 from semrel.trainers.ensemble import ENSEMBLE_FILE, Ensemble, rank_average, spearman
-from semrel.trainers.options import ParameterError
 from semrel.trainers.stacking import LearnedStack, fit_learned_stack
 from trainer_fixtures import tiny_encoder, toy_pairs
 

@@ -23,11 +23,12 @@ from transformers import TrainingArguments
 import semrel.trainers
 from project import REPO
 from semrel.cli import build_parser
+from semrel.metrics.errors import MissingPathError, ParameterError
 from semrel.trainers import cli as trainers_cli
 from semrel.trainers.arguments import PairTrainingArguments, recorded_options, stored_options
 from semrel.trainers.data import prepare_pairs
 from semrel.trainers.models import build_model
-from semrel.trainers.options import OPTIONS, MissingPathError, ParameterError
+from semrel.trainers.options import OPTIONS
 from semrel.trainers.samplers import BatchOrderSampler, GroupBatchSampler
 from semrel.trainers.trainer import EpochLogCallback, PairTrainer
 from semrel.trainers.training import parse_member

@@ -349,9 +349,9 @@ def test_the_installed_command_answers_in_one_line(no_metrics, case):
 def test_the_python_api_refuses_the_same_folders(paths):
     """``Ensemble.build``, ``PairEncoder.from_pretrained`` and ``predict`` check as the CLI does,
     naming their own parameters."""
+    from semrel.metrics.errors import ParameterError
     from semrel.trainers.ensemble import Ensemble
     from semrel.trainers.models import PairEncoder
-    from semrel.trainers.options import ParameterError
     from semrel.trainers.training import load_pairs, predict
 
     with pytest.raises(ParameterError, match=r"^members='.*no-weights': holds no weights"):

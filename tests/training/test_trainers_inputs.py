@@ -20,8 +20,8 @@ from project import REPO
 from semrel.cli import main
 from semrel.dataset_scripts import load
 from semrel.dataset_scripts.registry import REGISTRY
+from semrel.metrics.errors import ParameterError
 from semrel.publishing.export import build_dataset
-from semrel.trainers.options import ParameterError
 from semrel.trainers.training import dataset_configs, load_pairs
 from trainer_fixtures import tiny_encoder, toy_pairs
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import torch
 
+from semrel.metrics.errors import ParameterError
 from semrel.trainers.arguments import PairTrainingArguments
 from semrel.trainers.data import PairCollator, condition_groups, prepare_pairs
 from semrel.trainers.losses import build_loss
 from semrel.trainers.models import PairEncoder, build_model
-from semrel.trainers.options import ParameterError
 from semrel.trainers.trainer import PairTrainer
 from trainer_fixtures import tiny_encoder, toy_conditional_pairs, toy_pairs
 

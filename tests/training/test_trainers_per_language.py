@@ -44,7 +44,7 @@ def test_csv_submission_is_the_task_format(tmp_path):
     path = write_submission(np.array([0.25, 0.75]), tmp_path / "pred_amh.csv", ids=["x1", "x2"])
     assert path.read_text(encoding="utf-8") == "PairID,Pred_Score\nx1,0.25\nx2,0.75\n"
     assert json.loads(write_submission(np.array([0.5]), tmp_path / "p.json").read_text()) == {"0": 0.5}
-    from semrel.trainers.options import ParameterError
+    from semrel.metrics.errors import ParameterError
 
     with pytest.raises(ParameterError, match="needs the split's pair_id column"):
         write_submission(np.array([0.5]), tmp_path / "pred.csv")

@@ -17,8 +17,8 @@ import torch
 
 from project import REPO
 from semrel.cli import build_parser, main
+from semrel.metrics.errors import ParameterError
 from semrel.trainers.arguments import PairTrainingArguments
-from semrel.trainers.options import ParameterError
 from semrel.trainers.training import fit, last_complete_checkpoint, load_pairs, predict
 from trainer_fixtures import small_args, tiny_encoder, toy_conditional_pairs, toy_pairs
 from trainer_fixtures import toy_folder as save_toy_folder
