@@ -16,15 +16,6 @@ from semrel.metrics.text_numbers import NUMBER, NUMBER_RULE, ascii_number  # noq
 
 from .errors import DataValidationError
 
-ON_INVALID = ("raise", "omit")  # scipy's nan_policy words: stop at a bad row, or drop and count
-
-
-def check_on_invalid(value: str) -> str:
-    """``value`` if it is one of :data:`ON_INVALID`, else ``ValueError`` naming the argument."""
-    if value not in ON_INVALID:
-        raise ValueError(f"on_invalid must be 'raise' or 'omit', got {value!r}")
-    return value
-
 
 def decode_utf8(name: str, data: bytes) -> str:
     """``data`` as UTF-8 text without a leading byte-order mark; other encodings are an error."""

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .correlation import correlate
+from .errors import check_on_invalid
 from .text_numbers import float_array
 
 
@@ -146,8 +147,7 @@ def annotator_agreement(items: Sequence, annotators: Sequence, ratings: Sequence
     ``n_items_skipped``) instead of raising; it also turns a single repeated rating (too few for
     intra agreement) into ``intra=None``.
     """
-    if on_invalid not in ("raise", "omit"):
-        raise ValueError(f"on_invalid must be 'raise' or 'omit', got {on_invalid!r}")
+    check_on_invalid(on_invalid)
     item_labels, item, annotator_labels, annotator, x, first, _ = _first_ratings(items, annotators, ratings)
     m = np.bincount(item[first], minlength=len(item_labels))
     short = m < 2

@@ -49,6 +49,7 @@ from .correlation_intervals import (
     resampled_ranks,
     run_bootstrap,
 )
+from .errors import check_on_invalid
 
 NAMES = ("predictions1", "predictions2", "references")
 
@@ -170,8 +171,7 @@ def compare_correlations(predictions1: Sequence[float], predictions2: Sequence[f
     >>> round(c.spearman1 - c.spearman2, 4), round(c.williams.t, 3), c.williams.df
     (0.0485, 2.63, 7)
     """
-    if on_invalid not in ("raise", "omit"):
-        raise ValueError(f"on_invalid must be 'raise' or 'omit', got {on_invalid!r}")
+    check_on_invalid(on_invalid)
     check_options(confidence=confidence, n_resamples=n_resamples, seed=seed)
     arrays = _same_length(predictions1, predictions2, references)
     if on_invalid == "raise":

@@ -1,11 +1,30 @@
-"""The errors of the whole project (ground floor: standard library only): a bad input row
-(:class:`DataValidationError`) and a parameter outside its rule (:class:`ParameterError`).
+"""The errors of the whole project and the one ``on_invalid`` rule: a bad input row
+(:class:`DataValidationError`), a parameter outside its rule (:class:`ParameterError`), and
+:func:`check_on_invalid` for the raise-or-omit policy every reader and metric takes.
 
-A metric Space carries a copy of this file as its own ``errors.py`` (see publishing/spaces.py),
-so it must stay free of imports from this project and of third-party packages.
+Ground floor: standard library only, so that every part (the ``semrel`` command's fast start
+included) can import it without pulling in numpy or anything of semrel.
 """
 
 from __future__ import annotations
+
+from typing import Literal
+
+OnInvalid = Literal["raise", "omit"]
+ON_INVALID = ("raise", "omit")  # scipy's nan_policy words: stop at the first bad input, or drop and count it
+
+
+def check_on_invalid(on_invalid) -> str:
+    """``on_invalid`` if it is one of :data:`ON_INVALID`, else a ``ValueError`` naming the argument.
+
+    >>> check_on_invalid("skip")
+    Traceback (most recent call last):
+    ...
+    ValueError: on_invalid must be 'raise' or 'omit', got 'skip'
+    """
+    if on_invalid not in ON_INVALID:
+        raise ValueError(f"on_invalid must be {' or '.join(map(repr, ON_INVALID))}, got {on_invalid!r}")
+    return on_invalid
 
 
 class DataValidationError(ValueError):

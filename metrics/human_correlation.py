@@ -39,6 +39,7 @@ from .correlation_intervals import (
     rank_correlation,
     resampled_ranks,
 )
+from .errors import check_on_invalid
 
 AGGREGATIONS = ("mean", "median", "average_annotator")
 
@@ -195,8 +196,7 @@ def correlation_with_humans(predictions: Sequence[float], references: Sequence, 
     >>> round(r.overall.spearman.value, 4), r.aggregation, r.n_annotations
     (0.994, 'median', 16)
     """
-    if on_invalid not in ("raise", "omit"):
-        raise ValueError(f"on_invalid must be 'raise' or 'omit', got {on_invalid!r}")
+    check_on_invalid(on_invalid)
     if aggregation is not None and aggregation not in AGGREGATIONS:
         raise ValueError(f"aggregation must be one of {', '.join(AGGREGATIONS)}, got {aggregation!r}")
     references = list(references)

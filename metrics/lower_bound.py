@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import check_on_invalid
 from .text_numbers import first_non_number, float_array
 
 MIN_ANNOTATIONS = {"t": 4, "normal": 2}
@@ -60,8 +61,7 @@ def item_means_and_variances(annotations: Sequence[Sequence[float]], model: str 
     """Per-item mean, estimated Var(mean) under ``model`` and the mask of items used."""
     if not isinstance(model, str) or model not in MIN_ANNOTATIONS:
         raise ValueError(f"model must be 't' or 'normal', got {model!r}")
-    if on_invalid not in ("raise", "omit"):
-        raise ValueError(f"on_invalid must be 'raise' or 'omit', got {on_invalid!r}")
+    check_on_invalid(on_invalid)
     values, n = _ragged(annotations)
     used = n >= MIN_ANNOTATIONS[model]
     if on_invalid == "raise" and not used.all():

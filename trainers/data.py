@@ -18,6 +18,7 @@ import torch
 
 from semrel.dataset_scripts.errors import DataValidationError
 from semrel.dataset_scripts.schema import PAIR_COLUMNS, sentence_pair_groups
+from semrel.metrics.errors import check_on_invalid
 
 logger = logging.getLogger(__name__)
 
@@ -110,8 +111,7 @@ def condition_groups(ds: datasets.Dataset, *, where: str,
     labels = np.asarray(ds["labels"], dtype=np.float64)
     a, b = labels[pairs[:, 0]], labels[pairs[:, 1]]
     tied = a == b
-    if on_invalid not in ("raise", "omit"):
-        raise ValueError(f"on_invalid must be 'raise' or 'omit', got {on_invalid!r}")
+    check_on_invalid(on_invalid)
     if tied.any() and on_invalid == "raise":
         first = pairs[np.flatnonzero(tied)[0]]
         raise DataValidationError(

@@ -18,11 +18,11 @@ from pathlib import Path
 import datasets
 
 from semrel.metrics.citations import SIDO_2021
+from semrel.metrics.errors import check_on_invalid
 
 from ..base import SemrelBuilder, SemrelConfig, file_digest
 from ..errors import DataValidationError
 from ..sources import Source
-from ..textio import check_on_invalid
 from .formats import SCALE, read_dep, read_test, read_train
 from .significance import LEVEL, context_shift_ttest, significant
 

@@ -24,8 +24,10 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from semrel.metrics.errors import check_on_invalid
+
 from ..errors import DataValidationError
-from ..textio import NUMBER_RULE, ascii_number, check_on_invalid
+from ..textio import NUMBER_RULE, ascii_number
 
 SCALE = (0, 6)
 MEAN_TOLERANCE = 0.005  # a stated mean may be rounded to 2 decimals, no coarser

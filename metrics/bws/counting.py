@@ -23,11 +23,10 @@ from typing import Literal
 
 import numpy as np
 
-from ..errors import DataValidationError
+from ..errors import DataValidationError, OnInvalid, check_on_invalid
 from ..text_numbers import ascii_number
 
 Choice = Literal["item", "position"]
-OnInvalid = Literal["raise", "omit"]
 
 # Rules in the order they are checked; a row is reported under the first rule it breaks.
 RULES = (
@@ -70,12 +69,6 @@ class BWSScoresResult:
     score_01: np.ndarray  # (score + 1) / 2, in [0, 1]
     n_annotations: int
     n_skipped: int
-
-
-def check_on_invalid(on_invalid) -> None:
-    """The raise-or-omit policy (scipy's nan_policy words): "raise" (default) or "omit"."""
-    if on_invalid not in ("raise", "omit"):
-        raise ValueError(f"on_invalid must be 'raise' or 'omit', not {on_invalid!r}")
 
 
 def counting_score(n_best, n_worst, appearances):
