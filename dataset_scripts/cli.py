@@ -19,8 +19,7 @@ import json
 from pathlib import Path
 
 from semrel.cli import UsageError, add_command
-
-SPLITS = ("train", "dev", "validation", "test")  # semrel_2024.evaluation.SPLITS (no import here)
+from semrel.dataset_scripts.semrel_2024.files import EVALUATION_SPLITS
 
 
 def register(commands) -> None:
@@ -30,7 +29,7 @@ def register(commands) -> None:
     parser.add_argument("predictions", nargs="+", type=Path, metavar="PREDICTIONS",
                         help="CSV files with the header PairID,Pred_Score")
     gold = parser.add_mutually_exclusive_group(required=True)
-    gold.add_argument("--split", choices=SPLITS,
+    gold.add_argument("--split", choices=EVALUATION_SPLITS,
                       help="gold = this split of the semrel-2024 config of each file's language "
                            "(dev = validation)")
     gold.add_argument("--gold", action="append", type=Path, metavar="GOLD",

@@ -34,6 +34,7 @@ from .files import (
     FILES,
     LANGUAGES,
     REPOSITORY,
+    SPLIT_NAMES,
     TRACK_A,
     TRACK_C,
     read_file,
@@ -56,7 +57,6 @@ CITATION = """\
   year = {2024}
 }"""
 
-SPLIT_NAMES = {"train": "train", "dev": "validation", "test": "test"}  # upstream -> ours
 _BASE = {"pair_id": datasets.Value("string"), "language": datasets.Value("string"),
          "sentence1": datasets.Value("string"), "sentence2": datasets.Value("string"),
          "score": datasets.Value("float32")}

@@ -12,9 +12,7 @@ from pathlib import Path
 from semrel.metrics.errors import DataValidationError
 from semrel.metrics.submission import IdScores, LanguageScore, evaluate, read_predictions
 
-from .files import DATASET_ID
-
-SPLITS = {"train": "train", "dev": "validation", "validation": "validation", "test": "test"}  # upstream "dev"
+from .files import DATASET_ID, EVALUATION_SPLITS
 
 
 def split_gold(rows, where: str) -> tuple[IdScores, list[str]]:
@@ -31,13 +29,13 @@ def split_gold(rows, where: str) -> tuple[IdScores, list[str]]:
 
 def gold(config: str, split: str, *, mirror=None, cache_dir=None) -> tuple[IdScores, list[str]]:
     """:func:`split_gold` of ``semrel-2024``/``config`` (a language, ``cross-lingual-<lang>`` or
-    ``all``), ``split`` one of :data:`SPLITS` (``dev`` is ``validation``)."""
+    ``all``), ``split`` one of :data:`~.files.EVALUATION_SPLITS` (``dev`` is ``validation``)."""
     import semrel.dataset_scripts
 
-    if split not in SPLITS:
-        raise ValueError(f"split {split!r}: must be one of {', '.join(SPLITS)}")
+    if split not in EVALUATION_SPLITS:
+        raise ValueError(f"split {split!r}: must be one of {', '.join(EVALUATION_SPLITS)}")
     splits = semrel.dataset_scripts.load(DATASET_ID, config, mirror=mirror, cache_dir=cache_dir)
-    name = SPLITS[split]
+    name = EVALUATION_SPLITS[split]
     if name not in splits:
         raise ValueError(f"{DATASET_ID}/{config} has no {name} split (splits: {', '.join(splits)})")
     return split_gold(splits[name], f"{DATASET_ID}/{config}/{name}")

@@ -47,7 +47,10 @@ LANGUAGES = {
 }
 TRACK_A = ("amh", "arq", "ary", "eng", "esp", "hau", "kin", "mar", "tel")  # supervised: has train
 TRACK_C = ("afr", "amh", "arb", "arq", "ary", "eng", "esp", "hau", "hin", "ind", "kin", "pan")
-SPLITS = ("train", "dev", "test")
+SPLIT_NAMES = {"train": "train", "dev": "validation", "test": "test"}  # upstream's split -> ours
+SPLITS = tuple(SPLIT_NAMES)  # upstream's, as in its file names and PairIDs
+# a split as the evaluation takes it (``semrel evaluate --split``): upstream's word or ours -> ours
+EVALUATION_SPLITS = {word: ours for upstream, ours in SPLIT_NAMES.items() for word in dict.fromkeys((upstream, ours))}
 
 # header layouts as measured; anything else is an error
 LAYOUTS = {
