@@ -1,7 +1,7 @@
 """Time of ``evaluate.load(...).compute`` on simulated inputs given as Python lists: bws_scores
 (string ids, positions) and annotator_agreement (int items, string annotators). Run it at two
-commits to compare how inputs get into evaluate's cache (issue 26: pyarrow per column instead of
-evaluate's per-value ``Features.encode_batch``).
+commits to compare how inputs get into evaluate's cache (semrel's StrictInputs: pyarrow per
+column, instead of evaluate's per-value ``Features.encode_batch``).
 
     .venv/bin/python benchmarks/bench_module_inputs.py --rows 1000000
 """

@@ -1,4 +1,4 @@
-"""semrel datasets: builders over the upstream releases, stable splits, export to the Hub layout.
+"""semrel datasets: builders over the upstream releases, stable splits, the shared pair schema.
 
     from semrel.dataset_scripts import load
     load("str-2021", "cv-fold-0")["test"]     # 1,100 pairs (docs/datasets.md runs this)

@@ -7,10 +7,15 @@ annotator agreement), :mod:`.overlap` (Dice lexical overlap), :mod:`.lower_bound
 bound), :mod:`.correlation`, :mod:`.correlation_intervals` (Fisher-z and bootstrap intervals),
 :mod:`.human_correlation` (correlation with humans: aggregation, groups), :mod:`.compare` (two
 systems: Williams' test, Zou's interval, the paired bootstrap), :mod:`.submission` (the
-SemEval-2024 Task 1 evaluation: PairID-aligned Spearman per language). Each ``<name>/`` folder beside them
-is a thin evaluate module over
-those functions: ``<name>.py``, its card ``README.md``, ``requirements.txt`` and ``app.py`` (the
-Space). Load one from the installed package with ``evaluate.load(module_path("bws_scores"))``.
+SemEval-2024 Task 1 evaluation: PairID-aligned Spearman per language). Under them all,
+:mod:`.errors` (the project's errors and the ``on_invalid`` rule, standard library only) and
+:mod:`.text_numbers` (numbers written as text).
+
+Each ``<name>/`` folder beside them (:func:`names`) is a thin evaluate module over those functions:
+``<name>.py``, its card ``README.md``, ``requirements.txt`` and ``app.py`` (the Space, through
+:mod:`.space_app`). The modules share :mod:`.module_inputs` (strict inputs), :mod:`.arrow_columns`
+and :mod:`.citations`, imported as ``semrel.metrics...`` from the installed package. Load one with
+``evaluate.load(module_path("bws_scores"))``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 String ids are dictionary-encoded once in Arrow: integer codes whose order is the ids' sorted
 order (UTF-8 byte order = code-point order = Python's ``sorted``), plus the distinct ids. The math
-then works on codes exactly as on the ids. A metric folder links to this file (CONTRIBUTING.md).
+then works on codes exactly as on the ids. The evaluate modules import it as
+``semrel.metrics.arrow_columns`` (a Space installs the semrel wheel).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Pearson's r and Spearman's rho of two score lists: the one correlation helper of the metrics.
 
 Spearman's rho is Pearson's r of average ranks (ties share the mean rank), as scipy.stats.spearmanr.
-A metric folder links to this file with ``correlation.py`` (see CONTRIBUTING.md: metric Spaces).
+The metric math, the submission scorer and the trainers' scores all call :func:`correlate`.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ evaluate 0.4.6 casts every value to the declared feature with Python's ``int()``
 position 1.5 becomes 1, an id 2 among string ids becomes ``'2'``), picks one of several feature
 sets from the first row alone, answers an input left out, ``None`` or empty with a TypeError,
 KeyError or IndexError from its internals, and keeps a half-made cache after a failed call, so
-that the next, valid call fails too. :class:`StrictInputs`, put before ``evaluate.Metric`` or
-``evaluate.Measurement`` in a module's bases, replaces that step:
+that the next, valid call fails too. :class:`StrictInputs`, put before ``evaluate.Metric``,
+``evaluate.Measurement`` or ``evaluate.Comparison`` in a module's bases, replaces that step:
 
 - every input column goes through pyarrow whole (no Python cast per value) with the type its
   values have; a value the declared features would change (a float where ids or positions

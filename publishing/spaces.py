@@ -21,8 +21,8 @@ interpreter (the fast path: the app, card and module against the semrel installe
 seconds, offline). Whether the wheel and requirements alone make a working Space is checked by
 ``verify_space(folder, python=<a fresh venv's python>)`` after ``pip install -r requirements.txt``
 in that venv: the slow tests in ``tests/publishing/test_publish_spaces.py`` do it for every Space
-(uv and PyPI; with a warm uv cache a venv and its install take about 2 s, starting the five apps
-about 50-90 s on 2 cores, gradio's first import compiling its bytecode), so ``semrel verify`` does not.
+(uv and PyPI; with a warm uv cache a venv and its install take about 2 s, starting an app about
+10-20 s on 2 cores, gradio's first import compiling its bytecode), so ``semrel verify`` does not.
 """
 
 from __future__ import annotations

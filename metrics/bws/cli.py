@@ -126,7 +126,7 @@ def write_csv(out: Path, header: list[str], rows) -> None:
 
 
 def _method_column(args) -> dict:
-    """A ``method`` column when scoring is not counting (counting's table stays as it was)."""
+    """A ``method`` column when scoring is not counting (counting's table has none)."""
     return {} if args.method == "counting" else {"method": args.method}
 
 

@@ -73,7 +73,7 @@ class BwsScores(StrictInputs, evaluate.Measurement):
         out = {"items": r.items.tolist(), "appearances": r.appearances.tolist(), "n_best": r.n_best.tolist(),
                "n_worst": r.n_worst.tolist(), "score": r.score.tolist(), "score_01": r.score_01.tolist(),
                "n_annotations": r.n_annotations, "n_skipped": r.n_skipped}
-        if method != "counting":  # counting's output stays as it was
+        if method != "counting":  # counting's output has no method key
             out["method"] = method
             if r.strength is not None:
                 out["strength"] = r.strength.tolist()

@@ -7,8 +7,9 @@
 
 Every command shares one parser class: a typo, a missing file or a value outside its rule is
 answered in one line on stderr with exit status 2; ``-q`` shows warnings only, ``-v`` debug
-messages. Building the parser imports only the standard library (and semrel's number rule,
-:mod:`semrel.metrics.text_numbers`, which loads no numpy), so ``--help`` is instant.
+messages. Building the parser imports the standard library and each part's ``cli`` module with
+the light semrel modules they name (the number rule :mod:`semrel.metrics.text_numbers`, the
+SemRel-2024 split names), never numpy, torch or datasets, so ``--help`` is instant.
 """
 
 from __future__ import annotations

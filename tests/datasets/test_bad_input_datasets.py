@@ -1,4 +1,4 @@
-"""Bad user input to the dataset builders (issue 14): one table of inputs -> the error class and
+"""Bad user input to the dataset builders: one table of inputs -> the error class and
 words, or the correct result; the cache cases with real files edited between loads.
 
 c-sts reads user CSVs or the encrypted release, czech-news-sts user TSVs; crowd-sts reads only

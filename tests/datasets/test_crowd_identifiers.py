@@ -1,4 +1,4 @@
-"""crowd-sts and the MTurk identifiers of its upstream files (issue 26): WorkerIds become keyed
+"""crowd-sts and the MTurk identifiers of its upstream files: WorkerIds become keyed
 pseudonyms, the HITId is kept as ``pair_id`` (a task, not a person; the card says why), every other
 identifier is dropped; the publishing guard tells HITIds from WorkerIds on the real files."""
 

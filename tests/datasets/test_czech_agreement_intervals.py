@@ -1,4 +1,4 @@
-"""Czech News STS agreement figures with their intervals (issue 25): the bootstrap over pairs keeps
+"""Czech News STS agreement figures with their intervals: the bootstrap over pairs keeps
 the point estimates of agreement_of and says the paper's Table 1 values are outside both intervals."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Light, side-effect-free imports (issue 13.5): `import dataset_scripts` and `load()` leave the
+"""Light, side-effect-free imports: `import dataset_scripts` and `load()` leave the
 heavy libraries unimported. Each check runs in a fresh interpreter (this one has them loaded)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""User files of the dataset builders: errors that used to name the wrong cause (issue 26).
+"""User files of the dataset builders: each error names its own cause.
 
-A user file that is a folder used to be "missing" ("put it at <that same path>"), a data_dir that
-is a file likewise, and a duplicated context-dependent row had "no context-free counterpart".
+A user file that is a folder is not called "missing" ("put it at <that same path>"), nor is a
+data_dir that is a file, and a duplicated context-dependent row is not "no context-free counterpart".
 The sweep covers every user file of every builder that reads one (czech-news-sts, c-sts).
 """
 

@@ -1,7 +1,7 @@
-"""``semrel bws``: files that used to end in a traceback or blame the wrong cause, and every output
+"""``semrel bws``: bad files (each answered with its own cause, never a traceback) and every output
 argument of every ``bws`` command (a missing folder, a folder, a path under a file, a read-only
-location, a full disk): one line on stderr, exit status 2, and never a truncated output file
-(issue 26). In-process through ``semrel.cli.main``, as a user's command line runs it."""
+location, a full disk): one line on stderr, exit status 2, and never a truncated output file.
+In-process through ``semrel.cli.main``, as a user's command line runs it."""
 
 from __future__ import annotations
 

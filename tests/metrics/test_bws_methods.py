@@ -187,7 +187,7 @@ def test_split_half_takes_the_method_on_the_real_file(arb):
 def test_command_line_method(mirror, capsys, tmp_path):
     path = mirror / "semrel-2024" / "BWS_annotations" / "arb_bws.csv"
     assert main(["bws", "score", str(path), "--on-invalid", "omit"]) == 0
-    assert "method" not in capsys.readouterr().out.splitlines()[0].split()  # counting's table as it was
+    assert "method" not in capsys.readouterr().out.splitlines()[0].split()  # counting's table has no method column
     out = tmp_path / "bt.csv"
     assert main(["bws", "score", str(path), "--on-invalid", "omit", "--method", "bradley_terry",
                  "--csv", str(out)]) == 0
@@ -222,7 +222,7 @@ def test_evaluate_modules_take_the_method():
     module = evaluate.load(module_path("bws_scores"))
     counting = module.compute(tuples=tuples, best=best, worst=worst)
     assert list(counting) == ["items", "appearances", "n_best", "n_worst", "score", "score_01", "n_annotations",
-                              "n_skipped"]  # counting's output as it was
+                              "n_skipped"]  # counting's output: no method key
     bt = module.compute(tuples=tuples, best=best, worst=worst, method="bradley_terry")
     expected = bws_scores(tuples, best, worst, method="bradley_terry")
     assert bt["method"] == "bradley_terry" and bt["items"] == expected.items.tolist()

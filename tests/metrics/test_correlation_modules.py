@@ -1,5 +1,5 @@
 """The correlation_with_humans and correlation_comparison evaluate modules: Space folders whose cards,
-examples and pages hold, and every bad input the intervals issue names -> an error naming the argument
+examples and pages hold, and every bad input of the table below -> an error naming the argument
 and the rule (table-driven, like test_metrics_bad_input.py), or the counted omission."""
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ WRONG_OPTIONS = [("confidence", "nonsense"), ("confidence", 1.5), ("n_resamples"
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("option, value", WRONG_OPTIONS)
 def test_a_wrong_option_names_itself_and_the_module_still_works(erroring_module, name, option, value):
-    """As tests/metrics/test_module_inputs.py sweeps the five modules of issue 26 (StrictInputs)."""
+    """As tests/metrics/test_module_inputs.py sweeps the other modules (StrictInputs)."""
     module = erroring_module(name)
     with pytest.raises(ValueError, match=option):
         module.compute(**VALID[name], **{option: value}, n_resamples=100) if option != "n_resamples" else \

@@ -1,4 +1,4 @@
-"""The evaluate paths code Arrow columns instead of Python lists (issue 14: memory at 5M rows):
+"""The evaluate paths code Arrow columns instead of Python lists (memory at 5M rows):
 same numbers as the plain functions on real files, same errors in the user's own ids."""
 
 
@@ -119,8 +119,8 @@ def test_tuple_groups_equal_unique_rows():
 
 
 def test_intra_agreement_memory_is_linear_in_the_ratings():
-    """400k ratings over 200k items x 400k annotators: a dense items x annotators table (the
-    earlier intra path) would need 640 GB; pairs are now found by sorting."""
+    """400k ratings over 200k items x 400k annotators: a dense items x annotators table would
+    need 640 GB; the intra pairs are found by sorting."""
     n = 400_000
     items = np.arange(n) // 2
     annotators = np.arange(n)

@@ -1,4 +1,4 @@
-"""Table-driven: every bad input the trust issue names -> the error class and its words, or the
+"""Table-driven: bad inputs -> the error class and its words, or the
 correct result (metrics: BWS files and inputs, split-half reliability, agreement, lexical overlap)."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Every metric module through ``evaluate.load``: bad inputs are one-line ValueErrors naming the module,
 the input and the index (never a TypeError/KeyError/IndexError/OverflowError from inside evaluate or
-pyarrow, never a value silently cast), and a failed call leaves the module as it was (issue 26).
+pyarrow, never a value silently cast), and a failed call leaves the module as it was.
 
-The cases are a table (the ones the issue names) and a generated sweep: for every module of
+The cases are a table and a generated sweep: for every module of
 ``semrel.metrics.names()`` and each of its configs, every input left out, None, not a list or of
 another length, and every option with a value of the wrong type.
 """
@@ -48,13 +48,14 @@ def module(name, config=None):
 
 
 def test_the_table_covers_the_modules():
-    """The five modules of issue 26 (a module added since belongs in VALID too, and its class
-    takes ``StrictInputs`` first: see metrics/module_inputs.py)."""
+    """The five modules of the table (the correlation modules have theirs in
+    test_correlation_modules.py); a new module belongs in VALID too, and its class takes
+    ``StrictInputs`` first: see metrics/module_inputs.py."""
     assert {name for name, _ in VALID} == {"annotator_agreement", "bws_scores", "lexical_overlap",
                                            "mse_lower_bound", "split_half_reliability"} <= set(names())
 
 
-# --- the cases the issue names ------------------------------------------------------------------
+# --- the table of cases -------------------------------------------------------------------------
 
 BWS = ("bws_scores", None)
 SHR, RATINGS = ("split_half_reliability", None), ("split_half_reliability", "ratings")
@@ -127,7 +128,8 @@ def test_bad_input_is_one_clear_value_error(which, kwargs, words):
 
 
 def test_positions_and_ids_keep_their_values():
-    """What the features used to cast silently comes through unchanged or is refused above."""
+    """What evaluate's features would cast (an int64 beyond float precision, positions) comes through
+    unchanged or is refused above."""
     bws = module(*BWS)
     out = bws.compute(tuples=[[10, 20, 30, 2**40]], best=[2**40], worst=[10])
     assert out["items"] == [10, 20, 30, 2**40] and out["score"] == [-1.0, 0.0, 0.0, 1.0]

@@ -102,7 +102,7 @@ def test_evaluate_load_offline():
 
 def test_predictions_are_optional_through_evaluate_load():
     """Documented optional, so leaving predictions out gives the bound alone (evaluate itself has
-    no optional inputs: it used to fail with "object of type 'NoneType' has no len()")."""
+    no optional inputs: its own add_batch fails with "object of type 'NoneType' has no len()")."""
     metric = evaluate.load(str(REPO / "metrics" / "mse_lower_bound"))
     annotations = [[1, 2, 2, 3], [0, 0, 1, 1], [3, 3, 4, 5, 5]]
     alone = metric.compute(annotations=annotations, model="normal")

@@ -1,4 +1,4 @@
-"""One rule for numbers (issue 26): text from a file is a number only in ASCII decimal notation
+"""One rule for numbers: text from a file is a number only in ASCII decimal notation
 (the BWS readers, the dataset builders: ``semrel.metrics.text_numbers.ascii_number``), and the
 functions take numbers as numbers: a str where a rating, reference, annotation or prediction belongs
 (``"3"``, ``"١"``, a word) is a ValueError naming the input and index, never cast by ``float()``."""

@@ -1,4 +1,4 @@
-"""Issue 26, publishing: what a model push may carry (no gold labels of data that may not be
+"""Publishing: what a model push may carry (no gold labels of data that may not be
 redistributed, no path of this machine), dry run and push agreeing, every path argument of
 `semrel build|verify|push` answered in one line (exit 2), and build faults that keep the previous
 output whole. Fast, in-process; the push of a real run trained on str-2021 is in

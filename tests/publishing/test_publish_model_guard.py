@@ -1,4 +1,4 @@
-"""Issue 26, slow part: a real tiny run trained on str-2021 `cv-fold-0` pushed to the local Hub
+"""Publishing guards, slow part: a real tiny run trained on str-2021 `cv-fold-0` pushed to the local Hub
 (tests/hub_server.py) sends none of the fold's gold labels and no path of this machine, and the
 files the command lists are the files that arrive; every kind's model card has no model-index,
 says how the model loads and its snippet runs as written; the Space server prints its real URL."""

@@ -1,4 +1,4 @@
-"""Ensembles (issue 15): rank-average and stacking maths, stacks and rank references taken from
+"""Ensembles: rank-average and stacking maths, stacks and rank references taken from
 out-of-fold predictions only, self-contained ensemble folders that predict one pair as in a batch,
 and members that cannot be combined."""
 

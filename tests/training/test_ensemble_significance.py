@@ -1,4 +1,4 @@
-"""Ensemble against its members (issue 25): the paired test on the pooled out-of-fold predictions."""
+"""Ensemble against its members: the paired test on the pooled out-of-fold predictions."""
 
 from __future__ import annotations
 

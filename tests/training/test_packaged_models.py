@@ -1,4 +1,4 @@
-"""The packaged-model registry (issue 15): mpnet assembled once from its five PyPI parts (here a
+"""The packaged-model registry: mpnet assembled once from its five PyPI parts (here a
 tiny fake part set), sha256-checked, and nothing half-assembled left behind on any failure."""
 
 from __future__ import annotations

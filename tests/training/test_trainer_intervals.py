@@ -1,4 +1,4 @@
-"""Intervals beside the trainers' point estimates (issue 25): a run's Spearman/Pearson intervals in
+"""Intervals beside the trainers' point estimates: a run's Spearman/Pearson intervals in
 metrics.json, the card and fit's output; the interval for the mean over CV folds."""
 
 from __future__ import annotations

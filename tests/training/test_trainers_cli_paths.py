@@ -1,4 +1,4 @@
-"""Issue 26: every folder and file argument of ``semrel fit | cv | predict | ensemble`` answers
+"""Every folder and file argument of ``semrel fit | cv | predict | ensemble`` answers
 a fault in one line naming the flag and the path, with exit status 2, before anything is loaded
 or trained; ``predict`` keeps to the score range its run was trained on; a submission file is
 written beside and renamed in.
@@ -323,7 +323,7 @@ def test_a_trained_run_predicts_on_its_own_range_only(paths, tmp_path, capsys):
         predict(run.output_dir, load_pairs(str(tmp_path / "five"), score_range=(0, 5)))
     argv = ["predict", "--dataset", str(paths["data"]), "--model", run.output_dir, "--output",
             str(tmp_path / "p.json")]
-    assert main([*argv, "--score-range", "0", "5"]) == 2  # was: every score times 5, silently
+    assert main([*argv, "--score-range", "0", "5"]) == 2  # never every score silently times 5
     assert capsys.readouterr().err.endswith(
         f"semrel predict: error: --score-range 0 5: differs from the score range [0, 1] that "
         f"--model {run.output_dir} was trained on (its metrics.json); predictions are on that "

@@ -1,4 +1,4 @@
-"""Pre-tokenised training (issue 15): batches padded from ids tokenised once per dataset equal the
+"""Pre-tokenised training: batches padded from ids tokenised once per dataset equal the
 batches tokenised per batch, for every encoder kind; a training run gives the same losses."""
 
 from __future__ import annotations
