@@ -38,6 +38,22 @@ class StrictInputs:
     An input that ``_compute`` gives a default may be left out (the module's ``add_batch`` fills
     it, as mse_lower_bound's does for ``predictions``; the Space form reads the same rule)."""
 
+    def _module_info(self, description: str, citation: str, inputs_description: str, features, *,
+                     reference_urls=(), arrow: bool = False):
+        """The module's ``_info``: evaluate's MetricInfo, MeasurementInfo or ComparisonInfo, after the
+        module's base class. ``arrow``: ``_compute`` gets Arrow columns instead of Python lists (ids
+        coded in Arrow, no Python object per cell); set after construction, because evaluate checks
+        a format only against a single Features."""
+        import evaluate
+
+        kind = (evaluate.ComparisonInfo if isinstance(self, evaluate.Comparison) else
+                evaluate.MeasurementInfo if isinstance(self, evaluate.Measurement) else evaluate.MetricInfo)
+        info = kind(description=description, citation=citation, inputs_description=inputs_description,
+                    features=features, reference_urls=list(reference_urls))
+        if arrow:
+            info.format = "arrow"
+        return info
+
     def compute(self, *, predictions=None, references=None, **kwargs):
         """evaluate's ``compute`` after the checks above; a failure leaves no state behind.
 

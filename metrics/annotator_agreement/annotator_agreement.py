@@ -61,19 +61,9 @@ _FEATURES = [
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class AnnotatorAgreement(StrictInputs, evaluate.Measurement):
     def _info(self):
-        info = evaluate.MeasurementInfo(
-            module_type="measurement",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=_FEATURES,
-            reference_urls=["https://arxiv.org/abs/2108.08708",
-                            "https://repository.upenn.edu/asc_papers/43"],
-        )
-        # Arrow columns, not Python lists: ids are dictionary-encoded in Arrow, no object per rating
-        # (set after construction: MeasurementInfo checks a format only against a single Features)
-        info.format = "arrow"
-        return info
+        return self._module_info(_DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, _FEATURES,
+                                 reference_urls=["https://arxiv.org/abs/2108.08708",
+                                                 "https://repository.upenn.edu/asc_papers/43"], arrow=True)
 
     def _compute(self, items, annotators, ratings, on_invalid="raise"):
         columns = [_ids(items), _ids(annotators), numbers(ratings)]

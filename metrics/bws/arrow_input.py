@@ -19,6 +19,16 @@ from ..errors import DataValidationError
 from .counting import Annotations, encode_annotations
 
 
+def bws_features() -> list:
+    """The evaluate features BWS annotations come in: ``tuples`` of string or int ids, ``best``
+    and ``worst`` an id of the same type or (with string ids) an int position."""
+    import datasets
+
+    return [datasets.Features({"tuples": datasets.Sequence(datasets.Value(item)),
+                               "best": datasets.Value(choice), "worst": datasets.Value(choice)})
+            for item, choice in (("string", "string"), ("string", "int64"), ("int64", "int64"))]
+
+
 def annotations_from_arrow(tuples, best, worst, *, choice: str = "item", on_invalid: str = "raise") -> Annotations:
     """``encode_annotations`` of Arrow columns: tuples list<string|int>, best/worst string|int."""
     coded = _coded_columns(tuples, best, worst, choice)

@@ -23,10 +23,11 @@ from typing import Literal
 
 import numpy as np
 
-from ..errors import DataValidationError, OnInvalid, check_on_invalid
+from ..errors import DataValidationError, check_on_invalid
 from ..text_numbers import ascii_number
 
 Choice = Literal["item", "position"]
+OnInvalid = Literal["raise", "omit"]  # semrel.metrics.errors.ON_INVALID
 
 # Rules in the order they are checked; a row is reported under the first rule it breaks.
 RULES = (

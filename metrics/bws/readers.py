@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DataValidationError, OnInvalid
-from .counting import Annotations, encode_annotations, factorize, no_gc
+from ..errors import DataValidationError
+from .counting import Annotations, OnInvalid, encode_annotations, factorize, no_gc
 
 UNREADABLE = "cell is not a list literal of two sentences"
 ITEM_COLUMN = re.compile(r"Item[0-9]+")  # ASCII digits: "Item١" is no item column

@@ -50,8 +50,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..errors import OnInvalid
-from .counting import BWSScoresResult, Choice, as_annotations, counting_score, tally
+from .counting import BWSScoresResult, Choice, OnInvalid, as_annotations, counting_score, tally
 
 Method = Literal["counting", "bradley_terry", "value"]
 METHODS = ("counting", "bradley_terry", "value")

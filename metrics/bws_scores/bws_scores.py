@@ -1,9 +1,8 @@
 """evaluate adapter for Best-Worst Scaling counting scores; the math is semrel.metrics.bws.counting."""
 
-import datasets
 import evaluate
 
-from semrel.metrics.bws.arrow_input import annotations_from_arrow
+from semrel.metrics.bws.arrow_input import annotations_from_arrow, bws_features
 from semrel.metrics.bws.scoring import bws_scores
 from semrel.metrics.citations import ABDALLA_2023, KIRITCHENKO_MOHAMMAD_2016, KIRITCHENKO_MOHAMMAD_2017
 from semrel.metrics.module_inputs import StrictInputs
@@ -46,26 +45,11 @@ Examples:
 """
 
 
-def _features(item, choice):
-    return datasets.Features({"tuples": datasets.Sequence(datasets.Value(item)),
-                              "best": datasets.Value(choice), "worst": datasets.Value(choice)})
-
-
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class BwsScores(StrictInputs, evaluate.Measurement):
     def _info(self):
-        info = evaluate.MeasurementInfo(
-            module_type="measurement",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=[_features("string", "string"), _features("string", "int64"), _features("int64", "int64")],
-            reference_urls=["http://saifmohammad.com/WebPages/BestWorst.html"],
-        )
-        # Arrow columns, not Python lists: ids are coded in Arrow, no Python object per cell
-        # (set after construction: MeasurementInfo checks a format only against a single Features)
-        info.format = "arrow"
-        return info
+        return self._module_info(_DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, bws_features(),
+                                 reference_urls=["http://saifmohammad.com/WebPages/BestWorst.html"], arrow=True)
 
     def _compute(self, tuples, best, worst, choice="item", on_invalid="raise", method="counting"):
         annotations = annotations_from_arrow(tuples, best, worst, choice=choice, on_invalid=on_invalid)

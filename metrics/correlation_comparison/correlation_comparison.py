@@ -68,16 +68,9 @@ Examples:
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class CorrelationComparison(StrictInputs, evaluate.Comparison):
     def _info(self):
-        return evaluate.ComparisonInfo(
-            module_type="comparison",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"predictions1": datasets.Value("float64"),
-                                        "predictions2": datasets.Value("float64"),
-                                        "references": datasets.Value("float64")}),
-            reference_urls=["https://doi.org/10.1037/0033-2909.87.2.245", "https://aclanthology.org/D14-1020/"],
-        )
+        return self._module_info(_DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, datasets.Features(
+            {name: datasets.Value("float64") for name in ("predictions1", "predictions2", "references")}),
+            reference_urls=["https://doi.org/10.1037/0033-2909.87.2.245", "https://aclanthology.org/D14-1020/"])
 
     def _compute(self, predictions1, predictions2, references, ids1=None, ids2=None, confidence=0.95,
                  n_resamples=1000, method="percentile", seed=0, on_invalid="raise"):

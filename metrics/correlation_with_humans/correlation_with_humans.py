@@ -69,17 +69,13 @@ Examples:
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class CorrelationWithHumans(StrictInputs, evaluate.Metric):
     def _info(self):
-        return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=[datasets.Features({"predictions": datasets.Value("float64"),
-                                         "references": datasets.List(datasets.Value("float64"))}),
-                      datasets.Features({"predictions": datasets.Value("float64"),
-                                         "references": datasets.Value("float64")})],
-            reference_urls=["https://arxiv.org/abs/2108.08708",
-                            "https://docs.scipy.org/doc/scipy/reference/generated/scipy.stats.bootstrap.html"],
-        )
+        number = datasets.Value("float64")
+        features = [datasets.Features({"predictions": number, "references": datasets.List(number)}),
+                    datasets.Features({"predictions": number, "references": number})]
+        return self._module_info(_DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, features,
+                                 reference_urls=["https://arxiv.org/abs/2108.08708",
+                                                 "https://docs.scipy.org/doc/scipy/reference/generated/"
+                                                 "scipy.stats.bootstrap.html"])
 
     def _compute(self, predictions, references, aggregation=None, groups=None, confidence=0.95, n_resamples=1000,
                  method="auto", seed=0, on_invalid="raise"):

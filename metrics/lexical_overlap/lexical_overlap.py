@@ -41,16 +41,9 @@ Examples:
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class LexicalOverlap(StrictInputs, evaluate.Metric):
     def _info(self):
-        return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({
-                "sentence1": datasets.Value("string"),
-                "sentence2": datasets.Value("string"),
-                "references": datasets.Value("float64"),
-            }),
-        )
+        return self._module_info(_DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, datasets.Features(
+            {"sentence1": datasets.Value("string"), "sentence2": datasets.Value("string"),
+             "references": datasets.Value("float64")}))
 
     def _compute(self, sentence1, sentence2, references):
         result = dice_correlation(sentence1, sentence2, references)

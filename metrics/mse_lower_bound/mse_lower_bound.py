@@ -41,15 +41,10 @@ Examples:
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class MseLowerBound(StrictInputs, evaluate.Metric):
     def _info(self):
-        return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            # predictions is nullable: None for every item stands for "left out" (see add_batch)
-            features=datasets.Features({"annotations": datasets.List(datasets.Value("float64")),
-                                        "predictions": datasets.Value("float64")}),
-            reference_urls=["https://arxiv.org/abs/2108.08708"],
-        )
+        # predictions is nullable: None for every item stands for "left out" (see add_batch)
+        return self._module_info(_DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, datasets.Features(
+            {"annotations": datasets.List(datasets.Value("float64")), "predictions": datasets.Value("float64")}),
+            reference_urls=["https://arxiv.org/abs/2108.08708"])
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """As evaluate's, with ``predictions`` optional: left out, it is None for every item.

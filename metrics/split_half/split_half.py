@@ -31,9 +31,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ..bws.counting import Choice, as_annotations, is_empty, tally
+from ..bws.counting import Choice, OnInvalid, as_annotations, is_empty, tally
 from ..bws.scoring import DEFAULT_ALPHA, DEFAULT_PASSES, check_method
-from ..errors import DataValidationError, OnInvalid, check_on_invalid
+from ..errors import DataValidationError, check_on_invalid
 from .halves import layout, random_halves
 from .trialwise import fraction_codes, masked_pearson, ranks_by_sorting, ranks_from_codes
 

@@ -8,7 +8,7 @@ import datasets
 import evaluate
 
 from semrel.metrics.arrow_columns import numbers, sorted_codes
-from semrel.metrics.bws.arrow_input import annotations_from_arrow
+from semrel.metrics.bws.arrow_input import annotations_from_arrow, bws_features
 from semrel.metrics.citations import ABDALLA_2023, CRONBACH_1951, KIRITCHENKO_MOHAMMAD_2017
 from semrel.metrics.errors import DataValidationError
 from semrel.metrics.module_inputs import StrictInputs
@@ -58,31 +58,17 @@ Examples:
 """
 
 
-def _bws_features(item, choice):
-    return datasets.Features({"tuples": datasets.Sequence(datasets.Value(item)),
-                              "best": datasets.Value(choice), "worst": datasets.Value(choice)})
-
-
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class SplitHalfReliability(StrictInputs, evaluate.Measurement):
     def _info(self):
         if self.config_name == "ratings":
             features = datasets.Features({"items": datasets.Value("string"), "ratings": datasets.Value("float64")})
         elif self.config_name in ("bws", "default"):
-            features = [_bws_features("string", "string"), _bws_features("string", "int64"),
-                        _bws_features("int64", "int64")]
+            features = bws_features()
         else:
             raise KeyError(f"config must be 'bws' or 'ratings', not {self.config_name!r}")
-        info = evaluate.MeasurementInfo(
-            module_type="measurement",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=features,
-            reference_urls=["http://saifmohammad.com/WebPages/BestWorst.html"],
-        )
-        info.format = "arrow"  # Arrow columns, coded in Arrow: no Python object per cell
-        return info
+        return self._module_info(_DESCRIPTION, _CITATION, _KWARGS_DESCRIPTION, features,
+                                 reference_urls=["http://saifmohammad.com/WebPages/BestWorst.html"], arrow=True)
 
     def _compute(self, trials=1000, seed=DEFAULT_SEED, spearman_brown=False, on_invalid="raise", choice="item",
                  missing="omit", method="counting", **columns):
