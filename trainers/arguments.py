@@ -20,7 +20,6 @@ from semrel.metrics.errors import ParameterError
 
 from .options import OPTIONS, RULES, check_arguments
 
-HELP = {o.argument: o.help for o in OPTIONS}
 PRECISION_FIELDS = ("bf16", "fp16", "tf32", "use_cpu")  # what `precision` sets
 # arguments that change where a run writes, what it shows or how fast it feeds batches, not what
 # it trains: left out of the record (and so of the run's fingerprint)
@@ -41,11 +40,23 @@ def _arg(default=None, help: str = "", **kwargs):
     return field(metadata={"help": help}, **kwargs)
 
 
+def _option_fields(cls):
+    """``cls`` with a field for each option of :data:`~trainers.options.OPTIONS`: its argument's
+    name, type, default and help, declared there once (a field of ``TrainingArguments`` takes
+    the option's default); put before ``@dataclass``, which reads the class's annotations."""
+    for option in OPTIONS:
+        default = option.to_argument(option.default)
+        cls.__annotations__[option.argument] = type(default)
+        setattr(cls, option.argument, _arg(default, option.argument_help))
+    return cls
+
+
 @dataclass
+@_option_fields
 class PairTrainingArguments(TrainingArguments):
     """``TrainingArguments`` for :class:`~trainers.trainer.PairTrainer` and
-    :func:`~trainers.training.fit`: semrel's fields below, every other field
-    ``TrainingArguments``' own.
+    :func:`~trainers.training.fit`: a field for each option of :data:`~trainers.options.OPTIONS`
+    (its default, type and help declared there), every other field ``TrainingArguments``' own.
 
     Semrel's fields: ``encoder`` (``cross`` | ``bi`` | ``tri``, :data:`~trainers.models.
     MODEL_CLASSES`), ``objective`` (a loss of :data:`~trainers.losses.LOSSES`), ``pooling``
@@ -60,10 +71,10 @@ class PairTrainingArguments(TrainingArguments):
     where they are left at their defaults; under ``auto`` a ``bf16``/``fp16`` set by the caller
     wins, under ``bf16``/``fp32`` one that contradicts it is an error. Master weights stay float32.
 
-    Defaults that differ from ``TrainingArguments``': 4 epochs, 16 pairs per device and step
-    (64 in evaluation), learning rate 2e-5 with 10 % warm-up, weight decay 0.01, batches of
-    similar token length (``train_sampling_strategy="group_by_length"``; ``"random"`` turns it
-    off), no checkpoints (``save_strategy="no"``), the loss logged per epoch, ``labels`` as the
+    Defaults that differ from ``TrainingArguments``': those of the options (epochs, pairs per
+    device and step, learning rate, warm-up, weight decay; batches of similar token length,
+    ``train_sampling_strategy="group_by_length"``, which ``"random"`` turns off), 64 pairs per
+    device in evaluation, no checkpoints (``save_strategy="no"``), the loss logged per epoch, ``labels`` as the
     label column with ``remove_unused_columns=False`` (rows are tokenised per batch), a
     progress bar only when stderr is a terminal (else a log line per epoch), no per-step NaN
     check (it waits for the GPU every step).
@@ -75,16 +86,10 @@ class PairTrainingArguments(TrainingArguments):
     naming the argument.
     """
 
-    # TrainingArguments' own fields, with defaults for sentence pairs
-    num_train_epochs: float = _arg(4.0, HELP["num_train_epochs"])
-    per_device_train_batch_size: int = _arg(16, HELP["per_device_train_batch_size"])
+    # TrainingArguments' own fields with other defaults for sentence pairs (and, from OPTIONS,
+    # num_train_epochs, per_device_train_batch_size, learning_rate, warmup_steps, weight_decay,
+    # train_sampling_strategy, seed, max_steps, dataloader_num_workers)
     per_device_eval_batch_size: int = _arg(64, "pairs per device and evaluation step")
-    learning_rate: float = _arg(2e-5, HELP["learning_rate"])
-    warmup_steps: float = _arg(0.1, HELP["warmup_steps"])
-    weight_decay: float = _arg(0.01, HELP["weight_decay"])
-    train_sampling_strategy: str = _arg("group_by_length",
-                                        "group_by_length: batches of pairs of similar token "
-                                        "length (less padding) | random")
     save_strategy: SaveStrategy | str = _arg("no", "checkpoints: no | steps | epoch | best")
     logging_strategy: IntervalStrategy | str = _arg("epoch", "when to log the training loss")
     logging_nan_inf_filter: bool = _arg(False, "skip NaN/inf losses in the log (waits for the "
@@ -95,17 +100,8 @@ class PairTrainingArguments(TrainingArguments):
                                          default_factory=lambda: ["labels"])
     disable_tqdm: bool | None = _arg(help="no progress bar (default: when stderr is no terminal)",
                                      default_factory=lambda: not sys.stderr.isatty())
-    # semrel's fields
-    encoder: str = _arg("bi", HELP["encoder"])
-    objective: str = _arg("mse", HELP["objective"])
-    pooling: str = _arg("mean", HELP["pooling"])
-    combine: str = _arg("hadamard", HELP["combine"])
-    max_length: int = _arg(256, HELP["max_length"])
-    margin: float = _arg(1.0, HELP["margin"])
-    on_invalid: str = _arg("raise", HELP["on_invalid"])
-    compile: str = _arg("none", HELP["compile"])
-    pad_to_multiple_of: int = _arg(0, HELP["pad_to_multiple_of"])
-    precision: str = _arg("auto", HELP["precision"])
+    # semrel's own fields (encoder, objective, pooling, combine, max_length, margin, on_invalid,
+    # compile, pad_to_multiple_of, precision): from OPTIONS
 
     def __post_init__(self):
         check_arguments({name: getattr(self, name) for name in RULES})
@@ -191,7 +187,7 @@ def recorded_options(args: PairTrainingArguments) -> dict:
 
 
 def stored_options(saved: dict) -> dict:
-    """A record as an earlier version wrote it (e.g. before ``precision`` existed), with the
-    options added since at their defaults, so it compares equal to :func:`recorded_options` of
-    the same run."""
+    """A saved record with every option it lacks (one added to :data:`~trainers.options.OPTIONS`
+    after the record was written) at its default, so it compares equal to
+    :func:`recorded_options` of the same run."""
     return {**recorded_options(PairTrainingArguments()), **saved}

@@ -11,11 +11,12 @@
 Multi-GPU / multi-process: ``torchrun --nproc_per_node N -m semrel fit ...`` (same arguments;
 ``--batch-size`` is per process). The training flags are the options of
 :data:`~trainers.options.OPTIONS`, each setting one field of
-:class:`~trainers.arguments.PairTrainingArguments`. A mistake (unknown dataset, config or model, a
-missing folder, an output folder holding another run, a value outside its rule) is answered in
-one line on stderr with exit status 2, worded in flags: the library's
-:class:`~semrel.metrics.errors.ParameterError` names the parameter, :data:`FLAGS` the flag. This module
-imports torch only once a command runs.
+:class:`~trainers.arguments.PairTrainingArguments`. Each command has its own handler
+(``run_fit``, ``run_cv``, ...). A mistake (unknown dataset, config or model, a missing folder, an
+output folder holding another run, a value outside its rule) is answered in one line on stderr
+with exit status 2, worded in the command's flags (:mod:`~trainers.cli_flags`): the library's
+:class:`~semrel.metrics.errors.ParameterError` names the parameter, and each flag is declared
+with the parameters it sets. This module imports torch only once a command runs.
 """
 
 from __future__ import annotations
@@ -23,103 +24,65 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from semrel.cli import UsageError, add_command, integer, number
+from semrel.cli import UsageError, integer, number
 from semrel.metrics.errors import ParameterError
 
-from .options import OPTIONS, check_arguments, check_score_range
-from .selection import SELECTION_FLAGS, add_selection_args, selection_values
-
-ENSEMBLE_METHODS = ("rank", "stack", "ridge", "gbm")  # trainers.ensemble.METHODS (no torch here)
-FLAGS = {o.argument: o.flag for o in OPTIONS} | {  # Python API parameter -> the flag setting it
-    "save_steps": "--save-steps", "output_dir": "--output", "overwrite": "--overwrite",
-    "resume_from_checkpoint": "--resume", "dataset": "--dataset", "config": "--config",
-    "score_range": "--score-range", "mirror": "--mirror", "data_dir": "--data-dir",
-    "cache_dir": "--cache-dir", "password": "--password", "model_path": "--model",
-    "name_or_path": "--model", "kind": "--encoder", "split": "--split", "family": "--family",
-    "member": "--member", "dataloader_persistent_workers": "--num-workers",
-}
-FLAGS |= SELECTION_FLAGS  # --eval-dataset and the flags that go with it
-ARG_TYPES = {int: integer, float: number}  # ASCII decimal notation, as every semrel command
-COMMAND_FLAGS = {"ensemble": {"members": "--member", "method": "--method",
-                              "weights": "--weights", "cv_dirs": "--cv-dir", "path": "--output",
-                              "features": "--features"},
-                 "predict": {"path": "--output"}}
-
-
-def _data_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--dataset", required=True,
-                        help="registry id (str-2021, c-sts, ...), a DatasetDict.save_to_disk "
-                             "folder, an exported Hub-layout folder (build/hub/datasets/ID) or a "
-                             "Hub dataset id (namespace/name)")
-    parser.add_argument("--score-range", nargs=2, type=number, metavar=("LO", "HI"),
-                        help="native score range of data that records none (registry datasets "
-                             "declare their own; a dataset card may record it)")
-    parser.add_argument("--mirror", help="mirror directory of the upstream files ($SEMREL_MIRROR)")
-    parser.add_argument("--data-dir", help="user-supplied data (C-STS: csts.tar.enc or the CSVs)")
-    parser.add_argument("--password", help="C-STS password (else $CSTS_PASSWORD)")
-    parser.add_argument("--cache-dir", help="datasets cache directory")
-
-
-def _fit_args(parser: argparse.ArgumentParser, model_required: bool = True) -> None:
-    parser.add_argument("--model", required=model_required,
-                        help="pretrained transformer folder, or a packaged name (minilm, mpnet; "
-                             "see `semrel models`)")
-    parser.add_argument("--output", required=True,
-                        help="output folder (new, empty, or --overwrite)")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="clear an output folder that holds another run")
-    for option in OPTIONS:
-        if isinstance(option.default, bool):
-            parser.add_argument(option.flag, action=argparse.BooleanOptionalAction,
-                                default=option.default, help=option.help)
-        else:
-            parser.add_argument(option.flag, type=ARG_TYPES.get(type(option.default), str), default=option.default,
-                                help=option.help, choices=option.choices)
+from .cli_flags import (
+    add_data_flags,
+    add_selection_flags,
+    add_training_flags,
+    command,
+    flag,
+    training_arguments,
+)
+from .options import CV_FAMILIES, ENSEMBLE_METHODS, STACK_FEATURES, check_score_range
 
 
 def register(commands) -> None:
     """Add fit, cv, predict, ensemble and models to the ``semrel`` command."""
-    p_fit = add_command(commands, "fit", run, "train on one config, evaluate, save model + card")
-    _data_args(p_fit)
-    p_fit.add_argument("--config", default="default", help="dataset config")
-    _fit_args(p_fit)
-    p_fit.add_argument("--save-steps", type=integer, help="checkpoint every N steps")
-    p_fit.add_argument("--resume", help="resume the same run from a checkpoint folder, or "
-                                        "'last' (its last complete checkpoint)")
-    add_selection_args(p_fit)
-    p_cv = add_command(commands, "cv", run, "fit every fold of a CV or LODO family")
-    _data_args(p_cv)
-    p_cv.add_argument("--family", choices=("cv", "lodo"), default="cv",
-                      help="configs cv-fold-* or lodo-*")
-    _fit_args(p_cv, model_required=False)
-    p_cv.add_argument("--member", action="append", metavar="ENCODER@MODEL[,OPT=VALUE...]",
-                      help="train this member's CV too (repeat; e.g. bi@mpnet or "
-                           "cross@minilm,learning_rate=3e-5; options default to the flags); with "
-                           ">= 2 members, print their rank average and out-of-fold stack per fold")
-    add_selection_args(p_cv)
-    p_predict = add_command(commands, "predict", run, "predict a split; write a submission file")
-    _data_args(p_predict)
-    p_predict.add_argument("--config", default="default", help="dataset config")
-    p_predict.add_argument("--model", required=True, help="a model saved by fit")
-    p_predict.add_argument("--split", default="test", help="split to predict")
-    p_predict.add_argument("--output", required=True,
-                           help="submission file: .csv -> PairID,Pred_Score (SemEval-2024 Task 1, "
-                                "scored by semrel evaluate), else JSON {\"0\": score, ...} (C-STS)")
-    p_ens = add_command(commands, "ensemble", run, "combine trained models into an ensemble folder")
-    p_ens.add_argument("--member", action="append", required=True, metavar="DIR",
-                       help="a model folder written by fit (repeat)")
-    p_ens.add_argument("--method", choices=ENSEMBLE_METHODS, default="rank",
-                       help="rank average, linear stack fit on the members' CV predictions, or a "
-                            "learned stack (ridge, gbm) fit on their CV or dev predictions")
-    p_ens.add_argument("--features", nargs="+", choices=("dice",), default=(),
-                       help="ridge/gbm: lexical features of the pairs beside the members' scores")
-    p_ens.add_argument("--weights", type=number, nargs="+", help="rank: one weight per member")
-    p_ens.add_argument("--cv-dir", action="append", metavar="DIR",
-                       help="each member's CV folder (same order), whose out-of-fold "
-                            "predictions fit the stack or are the rank average's reference "
-                            "(rank without it: each member's own test-split predictions)")
-    p_ens.add_argument("--output", required=True, help="ensemble folder")
-    add_command(commands, "models", run, "the packaged verified models and how to get them")
+    p_fit = command(commands, "fit", run_fit, "train on one config, evaluate, save model + card")
+    add_data_flags(p_fit)
+    flag(p_fit, "--config", default="default", help="dataset config")
+    add_training_flags(p_fit)
+    flag(p_fit, "--save-steps", type=integer, help="checkpoint every N steps")
+    flag(p_fit, "--resume", "resume_from_checkpoint",
+         help="resume the same run from a checkpoint folder, or 'last' (its last complete "
+              "checkpoint)")
+    add_selection_flags(p_fit)
+    p_cv = command(commands, "cv", run_cv, "fit every fold of a CV or LODO family")
+    add_data_flags(p_cv)
+    flag(p_cv, "--family", choices=tuple(CV_FAMILIES), default="cv",
+         help="configs " + " or ".join(f"{p}*" for p in CV_FAMILIES.values()))
+    add_training_flags(p_cv, model_required=False)
+    flag(p_cv, "--member", action="append", metavar="ENCODER@MODEL[,OPT=VALUE...]",
+         help="train this member's CV too (repeat; e.g. bi@mpnet or cross@minilm,"
+              "learning_rate=3e-5; options default to the flags); with >= 2 members, print "
+              "their rank average and out-of-fold stack per fold")
+    add_selection_flags(p_cv)
+    p_predict = command(commands, "predict", run_predict, "predict a split; write a submission file")
+    add_data_flags(p_predict)
+    flag(p_predict, "--config", default="default", help="dataset config")
+    flag(p_predict, "--model", "model_path", required=True, help="a model saved by fit")
+    flag(p_predict, "--split", default="test", help="split to predict")
+    flag(p_predict, "--output", "path", required=True,
+         help="submission file: .csv -> PairID,Pred_Score (SemEval-2024 Task 1, scored by "
+              "semrel evaluate), else JSON {\"0\": score, ...} (C-STS)")
+    p_ens = command(commands, "ensemble", run_ensemble,
+                    "combine trained models into an ensemble folder")
+    flag(p_ens, "--member", "members", action="append", required=True, metavar="DIR",
+         help="a model folder written by fit (repeat)")
+    flag(p_ens, "--method", choices=ENSEMBLE_METHODS, default="rank",
+         help="rank average, linear stack fit on the members' CV predictions, or a learned stack "
+              "(ridge, gbm) fit on their CV or dev predictions")
+    flag(p_ens, "--features", nargs="+", choices=STACK_FEATURES, default=(),
+         help="ridge/gbm: lexical features of the pairs beside the members' scores")
+    flag(p_ens, "--weights", type=number, nargs="+", help="rank: one weight per member")
+    flag(p_ens, "--cv-dir", "cv_dirs", action="append", metavar="DIR",
+         help="each member's CV folder (same order), whose out-of-fold predictions fit the "
+              "stack or are the rank average's reference (rank without it: each member's own "
+              "test-split predictions)")
+    flag(p_ens, "--output", "path", required=True, help="ensemble folder")
+    command(commands, "models", run_models, "the packaged verified models and how to get them")
 
 
 def _load_kwargs(args) -> dict:
@@ -130,59 +93,23 @@ def _load_kwargs(args) -> dict:
     return kwargs
 
 
-def _arguments(args, output: str, changes: dict | None = None) -> dict:
-    """``PairTrainingArguments`` keyword arguments from the flags (workers kept across epochs
-    when there are any; ``--save-steps N``: a checkpoint every N steps), checked by the rules
-    that need no torch."""
-    values = {o.argument: o.to_argument(getattr(args, o.name)) for o in OPTIONS}
-    values.update(changes or {})
-    values["dataloader_persistent_workers"] = values["dataloader_num_workers"] > 0
-    if getattr(args, "save_steps", None) is not None:
-        values.update(save_strategy="steps", save_steps=args.save_steps)
-    values.update(selection_values(args))  # --eval-dataset: evaluate, keep the best checkpoint
-    values["output_dir"] = output
-    check_arguments(values)
-    return values
+def _training_values(args) -> dict:
+    """fit's and cv's checks that need no torch: ``--score-range``, then every training flag
+    (:func:`~trainers.cli_flags.training_arguments`)."""
+    if args.score_range is not None:
+        check_score_range(args.score_range)
+    return training_arguments(args, args.output)
 
 
 def _dev(args):
     """The dev split of ``--eval-dataset`` (:func:`~trainers.selection.load_dev`), or None."""
-    if getattr(args, "eval_dataset", None) is None:
+    if args.eval_dataset is None:
         return None
     from .selection import load_dev
 
     return load_dev(args.eval_dataset, args.eval_config or "default", args.eval_split,
                     score_range=args.eval_score_range, mirror=args.mirror,
                     cache_dir=args.cache_dir)
-
-
-def _print_selection(name: str, result) -> None:
-    """The dev curve of a run that chose its checkpoint on dev, and the one it kept."""
-    selection = result.selection
-    if not selection:
-        return
-    metric, kept = selection["metric"], selection["kept"] or {}
-    curve = ", ".join(f"{e['epoch']:g}: " + ("undefined" if e.get(metric) is None else
-                                              f"{e[metric]:.4f}") for e in selection["curve"])
-    print(f"{name}: {metric} on {selection['data']} by epoch ({curve}); kept epoch "
-          f"{kept.get('epoch', 0):g} ({selection['checkpoint']})")
-
-
-def _show(value) -> str:
-    """A value as typed on the command line: numbers as ``%g``, sequences space-separated, a
-    flag that is set (True) or left out (None) as nothing."""
-    if value is None or value is True:
-        return ""
-    if isinstance(value, (list, tuple)):
-        return " ".join(_show(v) for v in value)
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def in_flags(error: ParameterError, command: str) -> str:
-    """``error`` worded for the command line: parameters named by their flags (a parameter
-    without a flag keeps its Python name)."""
-    flags = FLAGS | COMMAND_FLAGS.get(command, {})
-    return error.worded(name=lambda p: flags.get(p, p), show=_show, sep=" ")
 
 
 def _model(name: str) -> str:
@@ -192,29 +119,25 @@ def _model(name: str) -> str:
     return resolve_model(name)
 
 
-def _check_paths(args) -> None:
-    """Every folder or file argument of the command, before anything is loaded or trained
-    (:mod:`~trainers.folders`): the models read (``--model``, ``--resume``, ``--member``,
-    ``--cv-dir``), then the places written (``--output``, ``--cache-dir``)."""
+def _check_training_folders(args) -> None:
+    """fit's and cv's folders before anything is loaded or trained (:mod:`~trainers.folders`):
+    the models read (``--model``, fit's ``--resume``), then the places written (``--output``,
+    ``--cache-dir``)."""
     from . import folders
 
-    if args.command in ("fit", "cv") and args.model is not None:
+    if args.model is not None:
         folders.check_transformer_folder(_model(args.model), "name_or_path")
     if getattr(args, "resume", None) not in (None, "last"):
         folders.check_checkpoint_folder(args.resume, "resume_from_checkpoint")
-    if args.command == "predict":
-        folders.check_run_folder(args.model, "model_path")
-        folders.check_output_file(args.output, "path")
-    elif args.command == "ensemble":
-        for member in args.member:
-            folders.check_run_folder(member, "members", written_by_fit=True)
-        for cv_dir in args.cv_dir or ():
-            folders.check_cv_folder(cv_dir, "cv_dirs")
-        folders.check_output_folder(args.output, "path")
-    else:
-        folders.check_output_folder(args.output, "output_dir")
-    if getattr(args, "cache_dir", None) is not None:
-        folders.check_output_folder(args.cache_dir, "cache_dir")
+    folders.check_output_folder(args.output, "output_dir")
+    _check_cache(args)
+
+
+def _check_cache(args) -> None:
+    if args.cache_dir is not None:
+        from .folders import check_output_folder
+
+        check_output_folder(args.cache_dir, "cache_dir")
 
 
 def _member_model(spec: str, model: str) -> str:
@@ -250,13 +173,6 @@ def _predict_range(args, load_kwargs: dict):
         return load_pairs(args.dataset, args.config, **{**load_kwargs, "score_range": recorded[0]})
 
 
-def _os_error(exc: OSError) -> str:
-    """An OSError in one line: ``path: reason``, else its first line."""
-    if exc.filename is not None and exc.strerror:
-        return f"{exc.filename}: {exc.strerror}"
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-
-
 def _ci(interval) -> str:
     return f" [{interval[0]:.4f}, {interval[1]:.4f}]" if interval else ""
 
@@ -274,6 +190,18 @@ def _print_scores(name: str, result) -> None:
         print(f"    {source:<12} {rho:.4f}")
     for language, rho in getattr(result, "per_language", {}).items():
         print(f"    {language:<12} {rho:.4f}")
+
+
+def _print_selection(name: str, result) -> None:
+    """The dev curve of a run that chose its checkpoint on dev, and the one it kept."""
+    selection = result.selection
+    if not selection:
+        return
+    metric, kept = selection["metric"], selection["kept"] or {}
+    curve = ", ".join(f"{e['epoch']:g}: " + ("undefined" if e.get(metric) is None else
+                                              f"{e[metric]:.4f}") for e in selection["curve"])
+    print(f"{name}: {metric} on {selection['data']} by epoch ({curve}); kept epoch "
+          f"{kept.get('epoch', 0):g} ({selection['checkpoint']})")
 
 
 def _print_ensemble(ensemble) -> None:
@@ -297,7 +225,105 @@ def _print_ensemble(ensemble) -> None:
                   f"(p {c['spearman_p_value']:.4f}; Williams p {c['williams_p_value']:.4f}; n {c['n']})")
 
 
-def run_models() -> None:
+def run_fit(args: argparse.Namespace) -> int:
+    """``semrel fit``: checks, then train on one config, evaluate, save model + card."""
+    values = _training_values(args)
+    _check_training_folders(args)
+    from .arguments import PairTrainingArguments
+    from .training import fit, load_pairs
+
+    model = _model(args.model)
+    training = PairTrainingArguments(**values)
+    result = fit(load_pairs(args.dataset, args.config, **_load_kwargs(args)), model, training,
+                 resume_from_checkpoint=args.resume, overwrite=args.overwrite,
+                 eval_data=_dev(args))
+    split = f" ({result.eval_split})" if result.eval_split else ""
+    _print_scores(f"{args.dataset}/{args.config}{split}", result)
+    _print_selection(f"{args.dataset}/{args.config}", result)
+    print(f"model, README.md and metrics.json in {args.output}")
+    return 0
+
+
+def run_cv(args: argparse.Namespace) -> int:
+    """``semrel cv``: fit every fold of a family (of each ``--member``), print the scores."""
+    values = _training_values(args)
+    if not (args.model or args.member):
+        raise UsageError("cv needs --model (or --member ENCODER@MODEL, repeated)")
+    _check_training_folders(args)
+    if args.member:
+        return _run_cv_members(args)
+    from .arguments import PairTrainingArguments
+    from .training import cross_validate, mean_interval, mean_scores
+
+    results = cross_validate(args.dataset, args.family, _model(args.model),
+                             PairTrainingArguments(**values), overwrite=args.overwrite,
+                             eval_data=_dev(args), **_load_kwargs(args))
+    for config, result in results.items():
+        _print_scores(config, result)
+        _print_selection(config, result)
+    overall, per_source = mean_scores(results)
+    print(f"mean Spearman over {len(results)} folds: {overall:.4f}{_ci(mean_interval(results))}"
+          + (" (95% CI, corrected resampled t over folds)" if len(results) > 1 else ""))
+    for source, rho in per_source.items():
+        print(f"    {source:<12} {rho:.4f}")
+    return 0
+
+
+def _run_cv_members(args: argparse.Namespace) -> int:
+    """cv of each ``--member`` (its options over the flags), then their ensembles per fold."""
+    from .arguments import PairTrainingArguments
+    from .training import cross_validate_members, parse_member
+
+    members = []
+    for spec in args.member:
+        name, model, changes = parse_member(spec)
+        member = training_arguments(args, str(Path(args.output) / name), changes)
+        members.append((name, _member_model(spec, model), PairTrainingArguments(**member)))
+    _, ensemble = cross_validate_members(args.dataset, args.family, members,
+                                         overwrite=args.overwrite, eval_data=_dev(args),
+                                         **_load_kwargs(args))
+    _print_ensemble(ensemble)
+    return 0
+
+
+def run_predict(args: argparse.Namespace) -> int:
+    """``semrel predict``: a split's predictions as a submission file."""
+    if args.score_range is not None:  # the checks that need no torch come first
+        check_score_range(args.score_range)
+    from . import folders
+
+    folders.check_run_folder(args.model, "model_path")
+    folders.check_output_file(args.output, "path")
+    _check_cache(args)
+    from .training import predict, write_submission
+
+    data = _predict_range(args, _load_kwargs(args))
+    rows = data.splits[args.split] if args.split in data.splits else None
+    ids = list(rows["pair_id"]) if rows is not None and "pair_id" in rows.column_names else None
+    path = write_submission(predict(args.model, data, args.split), args.output, ids=ids)
+    print(f"{len(data.splits[args.split])} predictions of {data.name}/{args.split} -> {path}")
+    return 0
+
+
+def run_ensemble(args: argparse.Namespace) -> int:
+    """``semrel ensemble``: combine trained models into an ensemble folder."""
+    from . import folders
+
+    for member in args.member:
+        folders.check_run_folder(member, "members", written_by_fit=True)
+    for cv_dir in args.cv_dir or ():
+        folders.check_cv_folder(cv_dir, "cv_dirs")
+    folders.check_output_folder(args.output, "path")
+    from .ensemble import Ensemble
+
+    path = Ensemble.build(args.member, args.method, weights=args.weights, cv_dirs=args.cv_dir,
+                          features=tuple(args.features)).save(args.output)
+    print(f"ensemble of {len(args.member)} members ({args.method}) -> {path}")
+    return 0
+
+
+def run_models(args: argparse.Namespace) -> int:
+    """``semrel models``: the packaged verified models and where they are."""
     from semrel.dataset_scripts.pretrained import PACKAGED_MODELS
 
     for name, model in PACKAGED_MODELS.items():
@@ -306,87 +332,4 @@ def run_models() -> None:
         except (ImportError, FileNotFoundError, ValueError) as exc:
             where = f"not available: {exc}"
         print(f"{name:<7} {model.hub_id} ({model.license}): {where}")
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run a parsed command; a ParameterError is answered in flags (UsageError, exit 2)."""
-    try:
-        return _run(args)
-    except ParameterError as exc:
-        raise UsageError(in_flags(exc, args.command)) from exc
-    except OSError as exc:  # a fault the checks up front cannot foresee (a full disk)
-        raise UsageError(_os_error(exc)) from exc
-
-
-def _run(args: argparse.Namespace) -> int:
-    if args.command == "models":
-        run_models()
-        return 0
-    if args.command == "ensemble":
-        _check_paths(args)
-        from .ensemble import Ensemble
-
-        path = Ensemble.build(args.member, args.method, weights=args.weights,
-                              cv_dirs=args.cv_dir, features=tuple(args.features)
-                              ).save(args.output)
-        print(f"ensemble of {len(args.member)} members ({args.method}) -> {path}")
-        return 0
-    if args.score_range is not None:  # the checks that need no torch come first
-        check_score_range(args.score_range)
-    if args.command != "predict":
-        values = _arguments(args, args.output)
-    if args.command == "cv" and not (args.model or args.member):
-        raise UsageError("cv needs --model (or --member ENCODER@MODEL, repeated)")
-    _check_paths(args)
-    from .arguments import PairTrainingArguments
-    from .training import (
-        cross_validate,
-        cross_validate_members,
-        fit,
-        load_pairs,
-        mean_interval,
-        mean_scores,
-        parse_member,
-        predict,
-        write_submission,
-    )
-
-    if args.command == "fit":
-        model = _model(args.model)
-        training = PairTrainingArguments(**values)
-        result = fit(load_pairs(args.dataset, args.config, **_load_kwargs(args)), model, training,
-                     resume_from_checkpoint=args.resume, overwrite=args.overwrite,
-                     eval_data=_dev(args))
-        split = f" ({result.eval_split})" if result.eval_split else ""
-        _print_scores(f"{args.dataset}/{args.config}{split}", result)
-        _print_selection(f"{args.dataset}/{args.config}", result)
-        print(f"model, README.md and metrics.json in {args.output}")
-    elif args.command == "cv" and args.member:
-        members = []
-        for spec in args.member:
-            name, model, changes = parse_member(spec)
-            member = _arguments(args, str(Path(args.output) / name), changes)
-            members.append((name, _member_model(spec, model), PairTrainingArguments(**member)))
-        _, ensemble = cross_validate_members(args.dataset, args.family, members,
-                                             overwrite=args.overwrite, eval_data=_dev(args),
-                                             **_load_kwargs(args))
-        _print_ensemble(ensemble)
-    elif args.command == "cv":
-        results = cross_validate(args.dataset, args.family, _model(args.model),
-                                 PairTrainingArguments(**values), overwrite=args.overwrite,
-                                 eval_data=_dev(args), **_load_kwargs(args))
-        for config, result in results.items():
-            _print_scores(config, result)
-            _print_selection(config, result)
-        overall, per_source = mean_scores(results)
-        print(f"mean Spearman over {len(results)} folds: {overall:.4f}{_ci(mean_interval(results))}"
-              + (" (95% CI, corrected resampled t over folds)" if len(results) > 1 else ""))
-        for source, rho in per_source.items():
-            print(f"    {source:<12} {rho:.4f}")
-    else:
-        data = _predict_range(args, _load_kwargs(args))
-        rows = data.splits[args.split] if args.split in data.splits else None
-        ids = list(rows["pair_id"]) if rows is not None and "pair_id" in rows.column_names else None
-        path = write_submission(predict(args.model, data, args.split), args.output, ids=ids)
-        print(f"{len(data.splits[args.split])} predictions of {data.name}/{args.split} -> {path}")
     return 0

@@ -37,12 +37,12 @@ from semrel.metrics.compare import compare_correlations
 from semrel.metrics.errors import ParameterError
 
 from .models import CONFIG_NAME, PairEncoder
+from .options import ENSEMBLE_METHODS as METHODS
 from .stacking import LEARNERS, LearnedStack, build_learned_stack
 
 PREDICTIONS_FILE = "eval_predictions.json"
 ENSEMBLE_FILE = "semrel_ensemble.json"
 MEMBERS_DIR = "members"
-METHODS = ("rank", "stack", *LEARNERS)  # ridge, gbm: a learned stack (trainers.stacking)
 
 
 @dataclass(frozen=True)

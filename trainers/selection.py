@@ -12,28 +12,23 @@ noisy estimates): report the figure of data that chose nothing beside it.
 Bad input is refused before training: a metric that the evaluation does not compute, a dev
 split without gold scores, a dev dataset whose native score range differs from the training
 data's (labels would be scaled differently). This module imports the standard library only (the
-CLI builds its flags from it); data and torch are imported where a function needs them.
+CLI's flags, :mod:`~trainers.cli_flags`, read its metrics and splits); data and torch are
+imported where a function needs them.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from semrel.cli import integer, number
 from semrel.metrics.errors import ParameterError
 
 # metric name -> greater is better; each is a key of compute_metrics (or the eval loss: the MSE term)
 METRICS = {"spearman": True, "pearson": True, "mse": False, "loss": False}
 DEV_SPLITS = ("dev", "validation")  # tried in this order when no split is named; never `test`
 SELECTION_FILE = "selection_predictions.json"  # the kept model's dev predictions (stack input)
-# the CLI's flags for these parameters (merged into trainers.cli.FLAGS)
-SELECTION_FLAGS = {"eval_dataset": "--eval-dataset", "eval_config": "--eval-config",
-                   "eval_split": "--eval-split", "eval_score_range": "--eval-score-range",
-                   "metric_for_best_model": "--metric-for-best", "eval_steps": "--eval-steps"}
 
 
 def check_metric(name: str) -> str:
@@ -210,35 +205,3 @@ def card_section(selection: dict) -> str:
             f"(`{selection['checkpoint']}`). A figure chosen on this split is optimistic for it: "
             "judge the model on data that chose nothing.\n\n" + "\n".join(lines))
 
-
-# ---- the command line (stdlib only) ----------------------------------------------------------
-
-def add_selection_args(parser: argparse.ArgumentParser) -> None:
-    """``--eval-dataset`` and the flags that go with it, for ``semrel fit`` and ``cv``."""
-    parser.add_argument("--eval-dataset", help="evaluate during training on a split of this "
-                        "dataset (anything --dataset takes) and keep the best checkpoint")
-    parser.add_argument("--eval-config", help="its config (default: default)")
-    parser.add_argument("--eval-split", help=f"its split (default: {' or '.join(DEV_SPLITS)})")
-    parser.add_argument("--eval-score-range", nargs=2, type=number, metavar=("LO", "HI"),
-                        help="its native score range where it records none")
-    parser.add_argument("--metric-for-best", help=f"keep the checkpoint best by this metric: "
-                        f"{' | '.join(METRICS)} (default: spearman)")
-    parser.add_argument("--eval-steps", type=integer, help="evaluate every N steps (default: each "
-                        "epoch)")
-
-
-def selection_values(args: argparse.Namespace) -> dict:
-    """The ``TrainingArguments`` values the selection flags set (none without
-    ``--eval-dataset``); flags that need ``--eval-dataset`` without it, or ``--save-steps``
-    beside it, are a ParameterError."""
-    given = [f for f in ("eval_config", "eval_split", "eval_score_range", "metric_for_best",
-                         "eval_steps") if getattr(args, f, None) is not None]
-    if getattr(args, "eval_dataset", None) is None:
-        if given:
-            name = "metric_for_best_model" if given[0] == "metric_for_best" else given[0]
-            raise ParameterError(name, getattr(args, given[0]), "needs {eval_dataset}")
-        return {}
-    if getattr(args, "save_steps", None) is not None:
-        raise ParameterError("save_steps", args.save_steps, "excludes {eval_dataset}: checkpoints "
-                             "are saved at each evaluation (every {eval_steps} steps or epoch)")
-    return selection_arguments(args.metric_for_best or "spearman", args.eval_steps)

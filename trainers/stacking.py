@@ -28,8 +28,9 @@ import numpy as np
 
 from semrel.metrics.errors import ParameterError
 
-LEARNERS = ("ridge", "gbm")
-FEATURES = ("dice",)  # lexical features beside the members' scores
+from .options import STACK_FEATURES as FEATURES
+from .options import STACK_LEARNERS as LEARNERS
+
 RIDGE_ALPHAS = tuple(float(a) for a in np.logspace(-3, 2, 11))
 GBM_PARAMS = {"n_estimators": 300, "max_depth": 3, "learning_rate": 0.03, "subsample": 0.8,
               "min_child_weight": 5, "n_jobs": 1}

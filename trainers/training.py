@@ -33,12 +33,12 @@ from .data import prepare_pairs, pretokenize_pairs, unscale
 from .ensemble import ENSEMBLE_FILE, PREDICTIONS_FILE, Ensemble, cv_ensemble, load_run
 from .folders import check_run_folder, recorded_score_range, write_text_whole
 from .models import PairEncoder, build_model
+from .options import CV_FAMILIES as FAMILIES
 from .options import OPTIONS, check_score_range
 from .selection import DevSplit, check_selection, selection_record, write_dev_predictions
 from .stacking import ID_COLUMNS
 from .trainer import EpochClock, PairTrainer, SimilarityResult, similarity_scores
 
-FAMILIES = {"cv": "cv-fold-", "lodo": "lodo-"}
 # the run's fingerprint (what resuming and overwriting check); beside the checkpoints, which stay
 # local (publishing skips checkpoints/), since it names the local starting-model path
 RUN_FILE = "checkpoints/semrel_run.json"

@@ -1,7 +1,8 @@
-"""Training arguments are transformers' own (a TrainingArguments subclass): the CLI's stdlib flag
-table agrees with it, errors name the Python parameter and the CLI words them in flags, every
-DataLoader argument reaches the DataLoader, runs record what was set, and no class is named like
-a sentence-transformers or transformers class it is not."""
+"""Training arguments are transformers' own (a TrainingArguments subclass): each option is declared
+once, in the stdlib table both the arguments class and the CLI's flags come from, errors name the
+Python parameter and the CLI words them in its flags, every DataLoader argument reaches the
+DataLoader, runs record what was set, and no class is named like a sentence-transformers or
+transformers class it is not."""
 
 from __future__ import annotations
 
@@ -18,17 +19,18 @@ import sentence_transformers
 import torch
 import transformers
 from torch.utils.data import DataLoader
-from transformers import TrainingArguments
+from transformers import HfArgumentParser, TrainingArguments
 
 import semrel.trainers
 from project import REPO
 from semrel.cli import build_parser
 from semrel.metrics.errors import MissingPathError, ParameterError
-from semrel.trainers import cli as trainers_cli
 from semrel.trainers.arguments import PairTrainingArguments, recorded_options, stored_options
+from semrel.trainers.cli_flags import in_flags, training_arguments
 from semrel.trainers.data import prepare_pairs
+from semrel.trainers.ensemble import METHODS
 from semrel.trainers.models import build_model
-from semrel.trainers.options import OPTIONS
+from semrel.trainers.options import OPTIONS, RULES
 from semrel.trainers.samplers import BatchOrderSampler, GroupBatchSampler
 from semrel.trainers.trainer import EpochLogCallback, PairTrainer
 from semrel.trainers.training import parse_member
@@ -45,23 +47,49 @@ def field_default(cls, name):
     return f.default_factory() if f.default is dataclasses.MISSING else f.default
 
 
-def test_the_flag_table_agrees_with_the_arguments_class():
-    names = {f.name for f in dataclasses.fields(PairTrainingArguments)}
-    semrel_fields = names - {f.name for f in dataclasses.fields(TrainingArguments)}
+def command_flags(command: str) -> dict:
+    """The flag that names each Python parameter in the errors of ``semrel COMMAND``."""
+    required = {"fit": ["--dataset", "d", "--model", "m", "--output", "o"],
+                "ensemble": ["--member", "m", "--output", "o"]}
+    return build_parser().parse_args([command, *required[command]]).flags
+
+
+def command_actions(command: str) -> dict:
+    parser = build_parser()._subparsers._group_actions[0].choices[command]
+    return {s: a for a in parser._actions for s in a.option_strings}
+
+
+def test_each_option_is_declared_once_and_both_doors_take_it_from_there():
+    body = next(n for n in ast.walk(ast.parse((REPO / "trainers" / "arguments.py").read_text()))
+                if isinstance(n, ast.ClassDef) and n.name == "PairTrainingArguments").body
+    written = {n.target.id for n in body if isinstance(n, ast.AnnAssign)}
+    assert not written & {o.argument for o in OPTIONS}, "an option's field written out again"
+    fields = {f.name: f for f in dataclasses.fields(PairTrainingArguments)}
+    semrel_fields = set(fields) - {f.name for f in dataclasses.fields(TrainingArguments)}
     assert semrel_fields <= {o.argument for o in OPTIONS}, "a semrel field without a flag"
+    actions = command_actions("fit")
     for option in OPTIONS:
-        assert option.argument in names, option
         assert option.to_argument(option.default) == \
             field_default(PairTrainingArguments, option.argument), option
+        assert fields[option.argument].metadata["help"] == option.argument_help, option
         assert option.to_record(option.to_argument(option.default)) == option.default
+        assert (actions[option.flag].default, actions[option.flag].help) == \
+            (option.default, option.help), option
+        assert option.rule is None or RULES[option.argument] == option.rule, option
+    assert {o.argument for o in OPTIONS if o.rule is None} == {"encoder", "objective"}
     defaults = {o.name: o.default for o in OPTIONS}
     assert recorded_options(PairTrainingArguments()) == defaults
     args = build_parser().parse_args(["fit", "--dataset", "d", "--model", "m", "--output", "o"])
-    assert recorded_options(PairTrainingArguments(**trainers_cli._arguments(args, "o"))) == \
-        defaults
-    flags = {s for a in build_parser()._subparsers._group_actions[0].choices["fit"]._actions
-             for s in a.option_strings}
-    assert {o.flag for o in OPTIONS} <= flags
+    assert recorded_options(PairTrainingArguments(**training_arguments(args, "o"))) == defaults
+    assert command_actions("ensemble")["--method"].choices == METHODS  # the ensemble's methods, declared once
+
+
+def test_hf_argument_parser_reads_the_arguments_class():
+    made, = HfArgumentParser(PairTrainingArguments).parse_args_into_dataclasses(
+        ["--output_dir", "o", "--learning_rate", "3e-5", "--encoder", "cross", "--max_length", "64",
+         "--train_sampling_strategy", "random"])
+    assert (made.learning_rate, made.encoder, made.max_length, made.train_sampling_strategy) == \
+        (3e-5, "cross", 64, "random")
 
 
 def test_flags_become_the_arguments_they_name():
@@ -69,7 +97,7 @@ def test_flags_become_the_arguments_they_name():
         "fit", "--dataset", "d", "--model", "m", "--output", "o", "--epochs", "2.5",
         "--batch-size", "4", "--warmup", "0", "--no-group-by-length", "--num-workers", "2",
         "--save-steps", "7"])
-    made = PairTrainingArguments(**trainers_cli._arguments(args, "o"))
+    made = PairTrainingArguments(**training_arguments(args, "o"))
     assert (made.num_train_epochs, made.per_device_train_batch_size, made.warmup_steps) == \
         (2.5, 4, 0.0)
     assert made.train_sampling_strategy == "random" and made.dataloader_num_workers == 2
@@ -111,15 +139,15 @@ WORDINGS = [  # (error, its Python wording, its CLI wording)
 @pytest.mark.parametrize("error,python,command", WORDINGS, ids=[w[1][:30] for w in WORDINGS])
 def test_one_error_two_wordings(error, python, command):
     assert str(error) == python
-    assert trainers_cli.in_flags(error, "fit") == command
+    assert in_flags(error, command_flags("fit")) == command
     assert isinstance(error, ValueError)
     assert isinstance(error, FileNotFoundError) is isinstance(error, MissingPathError)
 
 
 def test_ensemble_errors_are_worded_in_the_ensemble_flags():
     error = ParameterError("cv_dirs", ["a"], "must be one per member")
-    assert trainers_cli.in_flags(error, "ensemble") == "--cv-dir a: must be one per member"
-    assert trainers_cli.in_flags(ParameterError("path", "e", "not empty"), "ensemble") == \
+    assert in_flags(error, command_flags("ensemble")) == "--cv-dir a: must be one per member"
+    assert in_flags(ParameterError("path", "e", "not empty"), command_flags("ensemble")) == \
         "--output e: not empty"
 
 
@@ -232,6 +260,20 @@ def test_library_modules_do_not_print():
         calls = [n for n in ast.walk(ast.parse(path.read_text()))
                  if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "print"]
         assert not calls, f"{path.name}:{calls[0].lineno} prints"
+
+
+def test_library_modules_import_no_cli_module():
+    for path in (REPO / "trainers").glob("*.py"):
+        if path.name in ("cli.py", "cli_flags.py"):  # the commands themselves
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                parts = {p for a in node.names for p in a.name.split(".")}
+            elif isinstance(node, ast.ImportFrom):
+                parts = set((node.module or "").split(".")) | {a.name for a in node.names}
+            else:
+                continue
+            assert not parts & {"cli", "cli_flags"}, f"{path.name}:{node.lineno} imports a CLI module"
 
 
 def library_classes(package) -> set[str]:

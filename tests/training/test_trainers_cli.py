@@ -14,14 +14,14 @@ from semrel.cli import UsageError, build_parser, main
 from semrel.dataset_scripts import pretrained
 from semrel.dataset_scripts.errors import DataValidationError
 from semrel.dataset_scripts.pretrained import known_base_model, minilm_path
-from semrel.trainers.cli import run
 from semrel.trainers.models import PairEncoder
 from trainer_fixtures import tiny_encoder, toy_conditional_pairs
 
 
 def run_argv(argv: list[str]) -> None:
     """The CLI's command in this process, raising what it raises (main() answers in one line)."""
-    run(build_parser().parse_args(argv))
+    args = build_parser().parse_args(argv)
+    args.run(args)
 
 
 

@@ -1,0 +1,152 @@
+"""The flags of ``semrel fit | cv | predict | ensemble``, and the words of their errors.
+
+Each flag is declared with the Python parameters it sets (:func:`flag`), so a
+:class:`~semrel.metrics.errors.ParameterError`, which names a parameter, is answered in the
+command's flags (:func:`in_flags`, through the one wrapper of every handler, :func:`answered`).
+The training flags are the options of :data:`~trainers.options.OPTIONS`; :func:`training_arguments`
+turns the flags into ``PairTrainingArguments`` keyword arguments, checked by the rules that need no
+torch. Standard library only, so ``semrel --help`` imports no torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+
+from semrel.cli import UsageError, add_command, integer, number
+from semrel.metrics.errors import ParameterError
+
+from .options import OPTIONS, check_arguments
+from .selection import DEV_SPLITS, METRICS, selection_arguments
+
+ARG_TYPES = {int: integer, float: number}  # ASCII decimal notation, as every semrel command
+# Python parameters a training flag sets beside its option's argument (build_model's `kind`; the
+# workers kept across epochs, see training_arguments)
+ALSO_SET = {"encoder": ("kind",), "num_workers": ("dataloader_persistent_workers",)}
+
+
+def command(commands, name: str, handler, help: str) -> argparse.ArgumentParser:
+    """``semrel NAME``, run by ``handler(args)`` with the answers of :func:`answered`; its
+    flags, declared by :func:`flag`, word its errors."""
+    parser = add_command(commands, name, answered(handler), help)
+    parser.set_defaults(flags={})
+    return parser
+
+
+def flag(parser: argparse.ArgumentParser, name: str, *parameters: str, **kwargs) -> None:
+    """``parser.add_argument(name, **kwargs)``; an error about any of ``parameters`` (default:
+    the flag's dest) names the flag ``name``."""
+    action = parser.add_argument(name, **kwargs)
+    parser.get_default("flags").update(dict.fromkeys(parameters or (action.dest,), name))
+
+
+def _show(value) -> str:
+    """A value as typed on the command line: numbers as ``%g``, sequences space-separated, a
+    flag that is set (True) or left out (None) as nothing."""
+    if value is None or value is True:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return " ".join(_show(v) for v in value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def in_flags(error: ParameterError, flags: dict) -> str:
+    """``error`` worded for the command line: parameters named by their flags (``flags``:
+    parameter -> flag, a command's ``args.flags``; a parameter without one keeps its name)."""
+    return error.worded(name=lambda p: flags.get(p, p), show=_show, sep=" ")
+
+
+def _os_error(exc: OSError) -> str:
+    """An OSError in one line: ``path: reason``, else its first line."""
+    if exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def answered(handler):
+    """``handler`` with a ParameterError answered in the command's flags and an OSError (a fault
+    the checks up front cannot foresee, a full disk) in one line: a UsageError (exit 2)."""
+    @functools.wraps(handler)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except ParameterError as exc:
+            raise UsageError(in_flags(exc, args.flags)) from exc
+        except OSError as exc:
+            raise UsageError(_os_error(exc)) from exc
+    return run
+
+
+def add_data_flags(parser: argparse.ArgumentParser) -> None:
+    flag(parser, "--dataset", required=True,
+         help="registry id (str-2021, c-sts, ...), a DatasetDict.save_to_disk folder, an "
+              "exported Hub-layout folder (build/hub/datasets/ID) or a Hub dataset id "
+              "(namespace/name)")
+    flag(parser, "--score-range", nargs=2, type=number, metavar=("LO", "HI"),
+         help="native score range of data that records none (registry datasets declare their "
+              "own; a dataset card may record it)")
+    flag(parser, "--mirror", help="mirror directory of the upstream files ($SEMREL_MIRROR)")
+    flag(parser, "--data-dir", help="user-supplied data (C-STS: csts.tar.enc or the CSVs)")
+    flag(parser, "--password", help="C-STS password (else $CSTS_PASSWORD)")
+    flag(parser, "--cache-dir", help="datasets cache directory")
+
+
+def add_training_flags(parser: argparse.ArgumentParser, model_required: bool = True) -> None:
+    flag(parser, "--model", "name_or_path", "model_path", required=model_required,
+         help="pretrained transformer folder, or a packaged name (minilm, mpnet; see `semrel "
+              "models`)")
+    flag(parser, "--output", "output_dir", required=True,
+         help="output folder (new, empty, or --overwrite)")
+    flag(parser, "--overwrite", action="store_true",
+         help="clear an output folder that holds another run")
+    for option in OPTIONS:
+        kind = ({"action": argparse.BooleanOptionalAction} if option.type is bool else
+                {"type": ARG_TYPES.get(option.type, str), "choices": option.choices})
+        flag(parser, option.flag, option.argument, *ALSO_SET.get(option.name, ()),
+             default=option.default, help=option.help, **kind)
+
+
+def add_selection_flags(parser: argparse.ArgumentParser) -> None:
+    """``--eval-dataset`` and the flags that go with it (:mod:`~trainers.selection`)."""
+    flag(parser, "--eval-dataset", help="evaluate during training on a split of this dataset "
+                                        "(anything --dataset takes) and keep the best checkpoint")
+    flag(parser, "--eval-config", help="its config (default: default)")
+    flag(parser, "--eval-split", help=f"its split (default: {' or '.join(DEV_SPLITS)})")
+    flag(parser, "--eval-score-range", nargs=2, type=number, metavar=("LO", "HI"),
+         help="its native score range where it records none")
+    flag(parser, "--metric-for-best", "metric_for_best_model",
+         help=f"keep the checkpoint best by this metric: {' | '.join(METRICS)} (default: "
+              "spearman)")
+    flag(parser, "--eval-steps", type=integer, help="evaluate every N steps (default: each epoch)")
+
+
+def training_arguments(args, output: str, changes: dict | None = None) -> dict:
+    """``PairTrainingArguments`` keyword arguments from the flags (workers kept across epochs
+    when there are any; ``--save-steps N``: a checkpoint every N steps), checked by the rules
+    that need no torch."""
+    values = {o.argument: o.to_argument(getattr(args, o.name)) for o in OPTIONS}
+    values.update(changes or {})
+    values["dataloader_persistent_workers"] = values["dataloader_num_workers"] > 0
+    if getattr(args, "save_steps", None) is not None:
+        values.update(save_strategy="steps", save_steps=args.save_steps)
+    values.update(selection_values(args))  # --eval-dataset: evaluate, keep the best checkpoint
+    values["output_dir"] = output
+    check_arguments(values)
+    return values
+
+
+def selection_values(args: argparse.Namespace) -> dict:
+    """The ``TrainingArguments`` values the selection flags set (none without
+    ``--eval-dataset``); flags that need ``--eval-dataset`` without it, or ``--save-steps``
+    beside it, are a ParameterError."""
+    given = [f for f in ("eval_config", "eval_split", "eval_score_range", "metric_for_best",
+                         "eval_steps") if getattr(args, f, None) is not None]
+    if getattr(args, "eval_dataset", None) is None:
+        if given:
+            name = "metric_for_best_model" if given[0] == "metric_for_best" else given[0]
+            raise ParameterError(name, getattr(args, given[0]), "needs {eval_dataset}")
+        return {}
+    if getattr(args, "save_steps", None) is not None:
+        raise ParameterError("save_steps", args.save_steps, "excludes {eval_dataset}: checkpoints "
+                             "are saved at each evaluation (every {eval_steps} steps or epoch)")
+    return selection_arguments(args.metric_for_best or "spearman", args.eval_steps)
