@@ -22,9 +22,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from semrel.metrics.errors import ParameterError
+from semrel.metrics.errors import ON_INVALID, ParameterError
 
-ON_INVALID = ("raise", "omit")
 COMPILE_MODES = ("none", "default", "reduce-overhead", "max-autotune")
 PRECISIONS = ("auto", "bf16", "fp32")
 POOLINGS = ("mean", "cls")
