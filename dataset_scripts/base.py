@@ -10,7 +10,8 @@ a subclass lists it in :meth:`SemrelBuilder.user_inputs` (size + sha256 of each 
 fingerprint of a secret's effect), reads the files through :meth:`SemrelBuilder.user_bytes` (which
 refuses a file changed since it was fingerprinted), and reports what it omitted or could not do
 with :meth:`SemrelBuilder.note`: notes are stored beside the cached data and warned on every
-load, cached or not.
+load, cached or not. A build from test fixtures (:func:`dataset_scripts.sources.fixture_key`)
+is keyed apart from one of the real files.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 import datasets
 
 from .errors import DataValidationError
-from .sources import Source, fetch
+from .sources import Source, fetch, fixture_key
 
 NOTES_FILE = "semrel_notes.json"
 
@@ -64,8 +65,9 @@ class SemrelBuilder(datasets.GeneratorBasedBuilder):
         options = {k: v for k, v in kwargs.items() if k not in _BUILDER_KWARGS}
         self._user_key = self.user_inputs(kwargs.get("config_name") or self.DEFAULT_CONFIG_NAME,
                                           kwargs.get("data_dir"), options)
-        if self._user_key:
-            material = json.dumps([kwargs.get("hash"), sorted(self._user_key.items())])
+        key = {**self._user_key, **fixture_key(mirror)}
+        if key:
+            material = json.dumps([kwargs.get("hash"), sorted(key.items())])
             kwargs["hash"] = hashlib.sha256(material.encode()).hexdigest()[:16]
         self._notes: list[str] = []
         super().__init__(*args, **kwargs)

@@ -6,6 +6,12 @@ cached) unless a mirror is configured, in which case the file must be at
 sha256 is verified; a mismatch or an absent file raises :class:`SourceError` naming the file,
 the expected and actual hash and every place looked at (an absent or undownloadable file:
 :class:`SourceNotFound`, a subclass).
+
+Test fixtures: a folder named in ``$SEMREL_FIXTURE_MIRROR`` holds small files of the upstream
+formats in the mirror layout, each dataset folder with a ``SHA256SUMS`` of its own (``sha256sum``
+format, paths relative to the dataset folder). A file found in such a folder is checked against
+that list instead of the upstream digest; every other folder, and every download, is checked
+against the upstream digest as always. Only the test suite sets the variable.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ MIRROR_ENV = "SEMREL_MIRROR"
 # the shared mirror of a development checkout (<checkout>/../shared/upstream), relative to the
 # working directory; used when neither an argument nor $SEMREL_MIRROR names one
 CHECKOUT_MIRROR = Path("..") / "shared" / "upstream"
+FIXTURE_ENV = "SEMREL_FIXTURE_MIRROR"
+FIXTURE_SUMS = "SHA256SUMS"
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,31 @@ def mirror_dirs(mirror: str | os.PathLike | list | None = None) -> list[Path]:
     return [Path(m).expanduser().resolve() for m in mirror]
 
 
+def fixture_dirs() -> list[Path]:
+    """The folders of test fixtures named in ``$SEMREL_FIXTURE_MIRROR`` (``os.pathsep``-separated)."""
+    return [Path(d).expanduser().resolve() for d in os.environ.get(FIXTURE_ENV, "").split(os.pathsep) if d]
+
+
+def fixture_sums(folder: Path, dataset_id: str) -> dict[str, str]:
+    """``{path relative to the dataset folder: sha256}`` of ``<folder>/<dataset_id>/SHA256SUMS``."""
+    path = folder / dataset_id / FIXTURE_SUMS
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    return {name.lstrip("*"): digest for digest, name in (line.split(maxsplit=1) for line in lines if line.strip())}
+
+
+def fixture_key(mirror=None) -> dict[str, str]:
+    """Cache-key material of the fixture folders among the mirror directories (their
+    ``SHA256SUMS`` files), so a build from fixtures never shares a cache entry with the real data."""
+    fixtures = set(fixture_dirs())
+    key = {}
+    for folder in (d for d in mirror_dirs(mirror) if d in fixtures):
+        digest = hashlib.sha256()
+        for sums in sorted(folder.glob(f"*/{FIXTURE_SUMS}")):
+            digest.update(sums.parent.name.encode() + b"\0" + sums.read_bytes())
+        key[f"fixture mirror {folder}"] = digest.hexdigest()
+    return key
+
+
 def sha256_of(path: str | os.PathLike) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
@@ -66,14 +99,16 @@ def fetch(source: Source, dl_manager=None, mirror=None) -> str:
     dirs = mirror_dirs(mirror)
     if dirs:
         looked = [d / source.dataset_id / source.file_name for d in dirs]
-        found = next((p for p in looked if p.is_file()), None)
+        found = next(((d, p) for d, p in zip(dirs, looked, strict=True) if p.is_file()), None)
         if found is None:
             raise SourceNotFound(
                 f"{source.file_name} of {source.dataset_id!r} not found; looked at: "
                 + ", ".join(map(str, looked))
                 + f". Download it from {source.url} (sha256 {source.sha256}) into one of them."
             )
-        path = str(found)
+        folder, path = found[0], str(found[1])
+        if folder in fixture_dirs():
+            return _checked_fixture(source, folder)
     else:
         looked = [source.url]
         if dl_manager is None:
@@ -95,3 +130,19 @@ def fetch(source: Source, dl_manager=None, mirror=None) -> str:
             f"expected {source.sha256}, got {actual} (looked at: {', '.join(map(str, looked))})"
         )
     return path
+
+
+def _checked_fixture(source: Source, folder: Path) -> str:
+    """The file of ``source`` in the fixture folder ``folder``, checked against its dataset
+    folder's ``SHA256SUMS``."""
+    path = folder / source.dataset_id / source.file_name
+    sums = folder / source.dataset_id / FIXTURE_SUMS
+    expected = fixture_sums(folder, source.dataset_id).get(source.file_name)
+    actual = sha256_of(path)
+    if expected is None:
+        raise SourceError(f"{source.file_name} of {source.dataset_id!r}: test fixture at {path} "
+                          f"is not listed in {sums} (${FIXTURE_ENV} names {folder})")
+    if actual != expected:
+        raise SourceError(f"{source.file_name} of {source.dataset_id!r}: sha256 mismatch at "
+                          f"{path}: expected {expected} (test fixture, {sums}), got {actual}")
+    return str(path)

@@ -1,6 +1,9 @@
-"""Shared fixtures: the real upstream mirror (../shared/upstream) and an isolated datasets cache.
+"""Shared fixtures: the upstream files (the real mirror, ../shared/upstream, or the fixture mirror
+tests/fixtures) and an isolated datasets cache.
 
-Tests never touch the network: the Hub is switched off before any HF library is imported.
+Tests never touch the network: the Hub is switched off before any HF library is imported. The
+fixture mirror is named in ``$SEMREL_FIXTURE_MIRROR``, so its files are checked against its own
+SHA256SUMS (``semrel.dataset_scripts.sources``); every other file keeps the upstream checksum.
 """
 
 from __future__ import annotations
@@ -15,15 +18,29 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
-from project import MIRROR  # noqa: E402
+from project import FIXTURES, HAS_MIRROR, MIRROR, NEEDS_MIRROR  # noqa: E402
+
+os.environ["SEMREL_FIXTURE_MIRROR"] = str(FIXTURES)
 
 
 @pytest.fixture(scope="session")
 def mirror() -> Path:
-    """The mirror of the real upstream files; its absence is an error, never a skip."""
-    if not (MIRROR / "str-2021").is_dir():
-        raise RuntimeError(f"upstream mirror not found at {MIRROR}; set SEMREL_MIRROR")
+    """The mirror of the real upstream files, for tests of real-data figures; skipped without it."""
+    if not HAS_MIRROR:
+        pytest.skip(NEEDS_MIRROR)
     return MIRROR
+
+
+@pytest.fixture(scope="session")
+def upstream() -> Path:
+    """The upstream files for tests of behaviour: the real mirror, else the fixture mirror."""
+    return MIRROR if HAS_MIRROR else FIXTURES
+
+
+@pytest.fixture(scope="session")
+def fixture_mirror() -> Path:
+    """The fixture mirror, whether or not the real one is there."""
+    return FIXTURES
 
 
 @pytest.fixture(scope="session")

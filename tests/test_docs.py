@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from hub_server import LocalHub
-from project import MIRROR, REPO
+from project import MIRROR, REPO, needs_mirror
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 DOC_PAGES = {"datasets", "metrics", "training", "publishing", "cli"}
@@ -188,6 +188,7 @@ def environment(home: Path, cache_dir: Path, hub: LocalHub | None) -> dict:
     return env
 
 
+@needs_mirror  # the pages run on the real data
 @pytest.mark.parametrize("page", [
     pytest.param(p, id=str(p.relative_to(REPO)), marks=[pytest.mark.slow])  # runs a page's commands
     for p in PAGES])

@@ -21,8 +21,8 @@ from semrel.dataset_scripts import builder, load
 from semrel.dataset_scripts.crowd_sts.reading import read_annotation_file
 from semrel.dataset_scripts.errors import DataValidationError
 
-CZECH_TRAIN = (FIXTURES / "czech_news_sts" / "user" / "train-raw.tsv").read_bytes()
-CROWD = FIXTURES / "crowd_sts" / "Toy_human.csv"
+CZECH_TRAIN = (FIXTURES / "czech-news-sts" / "user" / "train-raw.tsv").read_bytes()
+CROWD = FIXTURES / "crowd-sts" / "toy" / "Toy_human.csv"
 BIG = "x" * (200 * 1024)  # over csv's default field limit of 128 KiB
 ARABIC_3 = "\u0663"  # '٣': float('٣') == 3.0 in Python
 DVE = DataValidationError
@@ -105,9 +105,9 @@ CZECH_CASES = [
 
 @pytest.mark.parametrize("data, expected", [c[1:] for c in CZECH_CASES],
                          ids=[c[0] for c in CZECH_CASES])
-def test_czech_user_file_input(tmp_path, mirror, data, expected):
+def test_czech_user_file_input(tmp_path, upstream, data, expected):
     (tmp_path / "train-raw.tsv").write_bytes(data)
-    kwargs = dict(mirror=mirror, data_dir=tmp_path, cache_dir=tmp_path / "cache")
+    kwargs = dict(mirror=upstream, data_dir=tmp_path, cache_dir=tmp_path / "cache")
     if isinstance(expected, tuple):
         with pytest.raises(expected[0], match=expected[1]):
             load("czech-news-sts", "train-raw", **kwargs)
@@ -115,7 +115,7 @@ def test_czech_user_file_input(tmp_path, mirror, data, expected):
         assert expected(load("czech-news-sts", "train-raw", **kwargs))
 
 
-def test_czech_mean_in_other_digits_and_nothing_valid_under_omit(tmp_path, mirror):
+def test_czech_mean_in_other_digits_and_nothing_valid_under_omit(tmp_path, upstream):
     from semrel.dataset_scripts.czech_news_sts.formats import read_dep
 
     path = tmp_path / "dep-test.tsv"
@@ -124,26 +124,26 @@ def test_czech_mean_in_other_digits_and_nothing_valid_under_omit(tmp_path, mirro
         read_dep(path)
     (tmp_path / "train-raw.tsv").write_text("A.\tB.\t9\nA.\tB.\tx\n", encoding="utf-8")
     with pytest.raises(DVE, match=r"train-raw\.tsv: no valid rows \(2 invalid rows omitted\)"):
-        load("czech-news-sts", "train-raw", mirror=mirror, data_dir=tmp_path,
+        load("czech-news-sts", "train-raw", mirror=upstream, data_dir=tmp_path,
              cache_dir=tmp_path / "cache", on_invalid="omit")
 
 
-def test_czech_sig_without_a_significant_pair_is_an_error(tmp_path, mirror):
-    s1, s2, mean, annotations, r1 = ((mirror / "czech-news-sts" / "free-test.tsv").read_bytes()
+def test_czech_sig_without_a_significant_pair_is_an_error(tmp_path, upstream):
+    s1, s2, mean, annotations, r1 = ((upstream / "czech-news-sts" / "free-test.tsv").read_bytes()
                                      .split(b"\r\n")[0].decode("utf-8").split("\t"))
     (tmp_path / "dep-test.tsv").write_text(  # the free annotations again: no shift at all
         f"<sent>{s1}</sent>\t{s2}\t{mean}\t{annotations}\t{r1}\n", encoding="utf-8")
     with pytest.raises(DVE, match=r"dep-test\.tsv: sig: no pair's context-free and "
                                   r"context-dependent means differ at the 0\.95 level"):
-        load("czech-news-sts", "sig", mirror=mirror, data_dir=tmp_path,
+        load("czech-news-sts", "sig", mirror=upstream, data_dir=tmp_path,
              cache_dir=tmp_path / "cache")
 
 
-def test_tilde_in_data_dir_is_expanded(tmp_path, mirror, monkeypatch):
+def test_tilde_in_data_dir_is_expanded(tmp_path, upstream, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     (tmp_path / "czech").mkdir()
     (tmp_path / "czech" / "train-raw.tsv").write_bytes(CZECH_TRAIN)
-    train = load("czech-news-sts", "train-raw", mirror=mirror, data_dir="~/czech",
+    train = load("czech-news-sts", "train-raw", mirror=upstream, data_dir="~/czech",
                  cache_dir=tmp_path / "cache")["train"]
     assert train.num_rows == 6
     with pytest.raises(FileNotFoundError, match=f"put it at {tmp_path}/elsewhere/train-n1.tsv"):
@@ -245,11 +245,11 @@ def test_csts_archive_reencrypted_with_edited_rows_is_read_again(tmp_path):
     assert load("c-sts", data_dir=enc, password=PASSWORD, cache_dir=cache)["train"].num_rows == 5
 
 
-def test_czech_file_edited_emptied_and_fixed_between_loads(tmp_path, mirror):
+def test_czech_file_edited_emptied_and_fixed_between_loads(tmp_path, upstream):
     path, cache = tmp_path / "train-raw.tsv", tmp_path / "cache"
 
     def rows():
-        return load("czech-news-sts", "train-raw", mirror=mirror, data_dir=tmp_path,
+        return load("czech-news-sts", "train-raw", mirror=upstream, data_dir=tmp_path,
                     cache_dir=cache)["train"].num_rows
 
     path.write_bytes(CZECH_TRAIN)
@@ -263,11 +263,11 @@ def test_czech_file_edited_emptied_and_fixed_between_loads(tmp_path, mirror):
     assert rows() == 6
 
 
-def test_omitted_counts_are_warned_on_cached_loads(tmp_path, mirror):
+def test_omitted_counts_are_warned_on_cached_loads(tmp_path, upstream):
     (tmp_path / "train-raw.tsv").write_bytes(CZECH_TRAIN + b"A.\tB.\t9\n")
     for _ in range(2):  # built, then from the cache
         with pytest.warns(UserWarning, match=r"train-raw\.tsv: omitted 1 invalid rows"):
-            load("czech-news-sts", "train-raw", mirror=mirror, data_dir=tmp_path,
+            load("czech-news-sts", "train-raw", mirror=upstream, data_dir=tmp_path,
                  cache_dir=tmp_path / "cache", on_invalid="omit")
 
 

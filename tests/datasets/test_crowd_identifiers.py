@@ -14,7 +14,7 @@ from project import FIXTURES
 from semrel.dataset_scripts.crowd_sts.reading import COLUMNS, read_annotations
 from semrel.publishing.guard import ID_PATTERN
 
-TOY = FIXTURES / "crowd_sts"
+TOY = FIXTURES / "crowd-sts" / "toy"
 IDS = ("HITId", "HITTypeId", "AssignmentId", "WorkerId")
 
 

@@ -18,7 +18,7 @@ from semrel.dataset_scripts.crowd_sts.reading import (
 )
 from semrel.dataset_scripts.errors import DataValidationError
 
-FIXTURES = ALL_FIXTURES / "crowd_sts"
+FIXTURES = ALL_FIXTURES / "crowd-sts" / "toy"
 RAW_IDS = {"AFAKEWORKER1", "AFAKEWORKER2", "AFAKEWORKER3"}
 
 

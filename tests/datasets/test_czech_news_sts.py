@@ -1,4 +1,5 @@
-"""czech-news-sts: the real free test (mirror), user-supplied fixtures, the sig t-test, bad input."""
+"""czech-news-sts: the free test (its real figures need the mirror), user-supplied fixtures, the sig
+t-test, bad input."""
 
 from __future__ import annotations
 
@@ -10,14 +11,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from project import REPO
+from project import REPO, needs_mirror
 from semrel.dataset_scripts import load
 from semrel.dataset_scripts.czech_news_sts import USER_FILES
 from semrel.dataset_scripts.czech_news_sts.formats import read_dep, read_test, read_train
 from semrel.dataset_scripts.czech_news_sts.significance import context_shift_ttest
 from semrel.dataset_scripts.errors import DataValidationError
 
-FIXTURES = REPO / "tests" / "fixtures" / "czech_news_sts"
+FIXTURES = REPO / "tests" / "fixtures" / "czech-news-sts"
 # dep-test fixture: free row -> its context-dependent annotations (rows 1-3 shift strongly;
 # row 6 has one annotation, too few for the t-test). Means are written rounded to 2 decimals.
 DEP_ROWS = {1: [6] * 9, 2: [6, 6, 6, 5, 6, 6, 6], 3: [5, 6, 6, 6, 5, 6, 6, 6, 6],
@@ -25,17 +26,17 @@ DEP_ROWS = {1: [6] * 9, 2: [6, 6, 6, 5, 6, 6, 6], 3: [5, 6, 6, 6, 5, 6, 6, 6, 6]
 
 
 @pytest.fixture(scope="session")
-def free(mirror, cache_dir):
-    return load("czech-news-sts", "free", mirror=mirror, cache_dir=cache_dir)["test"]
+def free(upstream, cache_dir):
+    return load("czech-news-sts", "free", mirror=upstream, cache_dir=cache_dir)["test"]
 
 
 @pytest.fixture(scope="session")
-def user_dir(mirror, tmp_path_factory) -> Path:
-    """The committed train fixtures plus a dep-test.tsv built from the real free test rows."""
+def user_dir(upstream, tmp_path_factory) -> Path:
+    """The committed train fixtures plus a dep-test.tsv built from the free test rows."""
     out = tmp_path_factory.mktemp("czech_user")
     for name in ("train-raw.tsv", "train-n2.tsv", "train-n1.tsv"):
         (out / name).write_bytes((FIXTURES / "user" / name).read_bytes())
-    free_rows = (mirror / "czech-news-sts" / "free-test.tsv").read_bytes().split(b"\r\n")
+    free_rows = (upstream / "czech-news-sts" / "free-test.tsv").read_bytes().split(b"\r\n")
     lines = []
     for row, dep in DEP_ROWS.items():
         s1, s2, _, _, r1 = free_rows[row - 1].decode("utf-8").split("\t")
@@ -52,6 +53,7 @@ def _build(config, mirror, cache_dir, user_dir):
 
 # --- the real free test ------------------------------------------------------------------------
 
+@needs_mirror
 def test_free_has_1200_pairs_with_9_annotations_each(free):
     assert free.num_rows == 1200
     annotations = np.array(free["annotations"])
@@ -61,12 +63,14 @@ def test_free_has_1200_pairs_with_9_annotations_each(free):
     assert free.features["score"].dtype == "float32"
 
 
+@needs_mirror
 def test_free_pair_ids_are_row_based_and_unique(free):
     ids = list(free["pair_id"])
     assert ids[:3] == ["test-0001", "test-0002", "test-0003"] and ids[-1] == "test-1200"
     assert len(set(ids)) == 1200
 
 
+@needs_mirror
 def test_free_keeps_the_minus_4_r1_score_visible(free):
     invalid = [r for r in free if not r["r1_score_valid"]]
     assert [(r["pair_id"], r["r1_score"], r["r1_score_raw"]) for r in invalid] == [("test-0004", None, -4)]
@@ -75,6 +79,7 @@ def test_free_keeps_the_minus_4_r1_score_visible(free):
     assert all(r["r1_score"] == r["r1_score_raw"] for r in free if r["r1_score_valid"])
 
 
+@needs_mirror
 def test_free_parses_quotes_and_crlf(free):
     texts = list(free["sentence1"]) + list(free["sentence2"])
     assert sum('"' in t for t in texts) > 0
@@ -86,22 +91,22 @@ def test_free_parses_quotes_and_crlf(free):
 # --- user-supplied files -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("config", sorted(USER_FILES))
-def test_missing_user_file_names_file_and_place(config, mirror, cache_dir, tmp_path):
+def test_missing_user_file_names_file_and_place(config, upstream, cache_dir, tmp_path):
     with pytest.raises(FileNotFoundError, match=USER_FILES[config]) as err:
-        load("czech-news-sts", config, mirror=mirror, cache_dir=cache_dir, data_dir=tmp_path)
+        load("czech-news-sts", config, mirror=upstream, cache_dir=cache_dir, data_dir=tmp_path)
     assert str(tmp_path / USER_FILES[config]) in str(err.value)
     with pytest.raises(FileNotFoundError, match=f"<data_dir>/{USER_FILES[config]}"):
-        load("czech-news-sts", config, mirror=mirror, cache_dir=cache_dir)
+        load("czech-news-sts", config, mirror=upstream, cache_dir=cache_dir)
 
 
-def test_sig_without_dep_file_names_dep_file(mirror, cache_dir, tmp_path):
+def test_sig_without_dep_file_names_dep_file(upstream, cache_dir, tmp_path):
     with pytest.raises(FileNotFoundError, match="dep-test.tsv"):
-        load("czech-news-sts", "sig", mirror=mirror, cache_dir=cache_dir, data_dir=tmp_path)
+        load("czech-news-sts", "sig", mirror=upstream, cache_dir=cache_dir, data_dir=tmp_path)
 
 
 @pytest.mark.parametrize("config, rows", [("train-raw", 6), ("train-n2", 5), ("train-n1", 3)])
-def test_train_configs_from_fixtures(config, rows, mirror, cache_dir, user_dir):
-    train = _build(config, mirror, cache_dir, user_dir)["train"]
+def test_train_configs_from_fixtures(config, rows, upstream, cache_dir, user_dir):
+    train = _build(config, upstream, cache_dir, user_dir)["train"]
     assert train.num_rows == rows
     assert train.column_names == ["pair_id", "sentence1", "sentence2", "score"]
     assert train[0]["pair_id"] == f"{config}-000001"
@@ -112,8 +117,8 @@ def test_train_configs_from_fixtures(config, rows, mirror, cache_dir, user_dir):
 
 
 @pytest.fixture(scope="session")
-def dep(mirror, cache_dir, user_dir):
-    return _build("dep", mirror, cache_dir, user_dir)["test"]
+def dep(upstream, cache_dir, user_dir):
+    return _build("dep", upstream, cache_dir, user_dir)["test"]
 
 
 def test_dep_aligns_with_free_and_extracts_key_sentences(dep, free):
@@ -127,9 +132,9 @@ def test_dep_aligns_with_free_and_extracts_key_sentences(dep, free):
 
 
 @pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # scipy on constant samples
-def test_sig_is_the_per_pair_t_test_at_095(mirror, tmp_path, user_dir, free):
-    with pytest.warns(UserWarning, match="1195 of 1200 free pairs not tested"):
-        sig = _build("sig", mirror, tmp_path, user_dir)["test"]  # own cache: warns when built
+def test_sig_is_the_per_pair_t_test_at_095(upstream, tmp_path, user_dir, free):
+    with pytest.warns(UserWarning, match=f"{free.num_rows - 5} of {free.num_rows} free pairs not tested"):
+        sig = _build("sig", upstream, tmp_path, user_dir)["test"]  # own cache: warns when built
     expected = {}
     for row, dep_ann in DEP_ROWS.items():
         if len(dep_ann) >= 2:
@@ -207,7 +212,7 @@ def test_out_of_range_r1_in_test_is_kept_not_an_error(tmp_path):
     assert rows[0]["r1_score_raw"] == -4 and not omitted
 
 
-def test_on_invalid_omit_through_load_warns_with_counts_even_when_cached(mirror, cache_dir,
+def test_on_invalid_omit_through_load_warns_with_counts_even_when_cached(upstream, cache_dir,
                                                                            tmp_path):
     (tmp_path / "train-raw.tsv").write_text("A.\tB.\t1\nA.\tB.\t9\nA.\tB.\tx\nC.\tD.\t6\n",
                                             encoding="utf-8")
@@ -215,20 +220,20 @@ def test_on_invalid_omit_through_load_warns_with_counts_even_when_cached(mirror,
         with pytest.warns(UserWarning, match=r"omitted 2 invalid rows \(R1 score must be an "
                                              r"integer \(ASCII digits\): 1, R1 score out of "
                                              r"range 0–6: 1\)"):
-            train = load("czech-news-sts", "train-raw", mirror=mirror, cache_dir=cache_dir,
+            train = load("czech-news-sts", "train-raw", mirror=upstream, cache_dir=cache_dir,
                          data_dir=tmp_path, on_invalid="omit")["train"]
         assert list(train["pair_id"]) == ["train-raw-000001", "train-raw-000004"]
     with pytest.raises(ValueError, match="on_invalid must be 'raise' or 'omit', got 'skip'"):
         load("czech-news-sts", "train-raw", data_dir=tmp_path, on_invalid="skip")
     with pytest.raises(DataValidationError, match="row 2: R1 score out of range"):
-        load("czech-news-sts", "train-raw", mirror=mirror, cache_dir=tmp_path / "c2", data_dir=tmp_path)
+        load("czech-news-sts", "train-raw", mirror=upstream, cache_dir=tmp_path / "c2", data_dir=tmp_path)
 
 
-def test_dep_row_without_free_counterpart(mirror, cache_dir, tmp_path):
+def test_dep_row_without_free_counterpart(upstream, cache_dir, tmp_path):
     (tmp_path / "dep-test.tsv").write_text("x <sent>Neexistující věta.</sent>\tJiná.\t1.0\t1,1\t1\n",
                                            encoding="utf-8")
     with pytest.raises(DataValidationError, match="row 1: context-dependent pair has no context-free"):
-        load("czech-news-sts", "dep", mirror=mirror, cache_dir=cache_dir, data_dir=tmp_path)
+        load("czech-news-sts", "dep", mirror=upstream, cache_dir=cache_dir, data_dir=tmp_path)
 
 
 def test_invalid_utf8_names_the_row(tmp_path):

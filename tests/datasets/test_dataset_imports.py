@@ -38,8 +38,8 @@ def test_registry_is_reachable_and_still_light():
 
 
 @pytest.mark.parametrize("dataset, config", [("str-2021", "default"), ("czech-news-sts", "free")])
-def test_load_imports_nothing_heavy(dataset, config, mirror, tmp_path):
+def test_load_imports_nothing_heavy(dataset, config, upstream, tmp_path):
     imported = _imported_after(f"from semrel.dataset_scripts import load\n"
-                               f"load({dataset!r}, {config!r}, mirror={str(mirror)!r}, "
+                               f"load({dataset!r}, {config!r}, mirror={str(upstream)!r}, "
                                f"cache_dir={str(tmp_path)!r})")
     assert [m for m in HEAVY if imported[m]] == []

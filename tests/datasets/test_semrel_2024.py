@@ -1,4 +1,4 @@
-"""semrel-2024 on the real mirrored files: counts, quirks, the STR-2021 link, the held-back English
+"""semrel-2024: counts (on the real mirrored files), quirks, the STR-2021 link, the held-back English
 test (a fixture in a temporary mirror), bad input, and the raw BWS re-scoring."""
 
 import csv
@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
+from project import needs_mirror
 from semrel.dataset_scripts import load
 from semrel.dataset_scripts.errors import DataValidationError, SourceError
 from semrel.dataset_scripts.semrel_2024 import FILES, LANGUAGES, TRACK_A, TRACK_C, ReleaseFile, plan, read_split
@@ -47,11 +48,11 @@ def _data_rows(path) -> int:
 
 
 @pytest.fixture(scope="module")
-def release(mirror):
-    """Every (language, split) read once from the real mirror."""
+def release(upstream):
+    """Every (language, split) read once from the upstream files."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return {key: read_split(*key, mirror=mirror) for key in FILES}
+        return {key: read_split(*key, mirror=upstream) for key in FILES}
 
 
 @pytest.fixture(scope="module")
@@ -100,8 +101,8 @@ def test_pair_ids_are_upstream_and_name_language_and_split(release):
         assert all(split in i.lower() and lang in i.lower() for i in ids), (lang, split, ids[:2])
 
 
-def test_pan_columns_in_another_order(release, mirror):
-    path = mirror / "semrel-2024" / release[("pan", "test")].file.path
+def test_pan_columns_in_another_order(release, upstream):
+    path = upstream / "semrel-2024" / release[("pan", "test")].file.path
     with open(path, newline="", encoding="utf-8") as f:
         header, first = next(csv.reader(f)), next(csv.DictReader(open(path, newline="", encoding="utf-8")))
     assert header == ["Text", "Score", "PairID"]
@@ -111,6 +112,7 @@ def test_pan_columns_in_another_order(release, mirror):
     assert row["sentence1"] + "\n" + row["sentence2"] == first["Text"]
 
 
+@needs_mirror
 def test_spanish_test_scores_are_null_and_dev_scores_are_not(release):
     test = release[("esp", "test")].rows
     assert len(test) == 600 and {r["score"] for r in test} == {None}
@@ -185,12 +187,12 @@ def test_english_train_is_str_2021_one_to_one(built_eng, mirror):
                                     else rows[3]["score"] - 0.02), "more than the rounding"),
     (lambda rows, s: rows.__setitem__(4, dict(rows[3], row=rows[4]["row"])), "two English train pairs"),
 ])
-def test_str_link_refuses_what_is_not_one_to_one(release, mirror, change, rule):
+def test_str_link_refuses_what_is_not_one_to_one(release, upstream, change, rule):
     from semrel.dataset_scripts.sources import fetch
     from semrel.dataset_scripts.str_2021 import SOURCE
 
     rows = [dict(r) for r in release[("eng", "train")].rows]
-    str_pairs = read_str_2021(fetch(SOURCE, mirror=mirror))
+    str_pairs = read_str_2021(fetch(SOURCE, mirror=upstream))
     change(rows, str_pairs)
     with pytest.raises(DataValidationError, match=rule) as err:
         link_str_2021(rows, str_pairs, "eng_train.csv")
@@ -237,22 +239,22 @@ def test_labelled_english_test_is_read_when_present(tmp_path, mirror, monkeypatc
     assert len(eng["train"]) == 5500  # the rest from the real mirror
 
 
-def test_a_held_back_file_with_another_checksum_is_an_error_not_a_fallback(tmp_path, mirror):
+def test_a_held_back_file_with_another_checksum_is_an_error_not_a_fallback(tmp_path, upstream):
     fixture, _ = _fixture_mirror(tmp_path)  # the real checksum stays in FILES
     with pytest.raises(SourceError, match="sha256 mismatch") as err:
-        read_split("eng", "test", mirror=f"{fixture}{os.pathsep}{mirror}")
+        read_split("eng", "test", mirror=f"{fixture}{os.pathsep}{upstream}")
     assert HELD_BACK.sha256 in str(err.value)
 
 
-def test_held_back_file_is_part_of_the_cache_key(tmp_path, mirror):
+def test_held_back_file_is_part_of_the_cache_key(tmp_path, upstream):
     fixture, sha = _fixture_mirror(tmp_path)
     from semrel.dataset_scripts import builder
 
-    without = builder("semrel-2024", "eng", mirror=mirror).hash
-    with_file = builder("semrel-2024", "eng", mirror=f"{fixture}{os.pathsep}{mirror}").hash
+    without = builder("semrel-2024", "eng", mirror=upstream).hash
+    with_file = builder("semrel-2024", "eng", mirror=f"{fixture}{os.pathsep}{upstream}").hash
     assert without != with_file
-    assert builder("semrel-2024", "afr", mirror=mirror).hash == builder(
-        "semrel-2024", "afr", mirror=f"{fixture}{os.pathsep}{mirror}").hash
+    assert builder("semrel-2024", "afr", mirror=upstream).hash == builder(
+        "semrel-2024", "afr", mirror=f"{fixture}{os.pathsep}{upstream}").hash
 
 
 # ---- bad input: each rule, on a copy of a real file with one row broken ----
@@ -288,8 +290,8 @@ def _set(row, col, value):
     (("afr", "dev"), _set(5, 2, "nan"), "score must be a number", 5),
     (("pan", "test"), _set(5, 1, ""), "score must be a number", 5),
 ])
-def test_bad_rows_name_file_row_and_rule(mirror, key, mutate, rule, row):
-    rows = _rows(mirror, key)
+def test_bad_rows_name_file_row_and_rule(upstream, key, mutate, rule, row):
+    rows = _rows(upstream, key)
     mutate(rows)
     name = f"bad/{FILES[key].path}"
     with pytest.raises(DataValidationError, match=rule) as err:
@@ -297,8 +299,8 @@ def test_bad_rows_name_file_row_and_rule(mirror, key, mutate, rule, row):
     assert err.value.row == row and name in str(err.value)
 
 
-def test_builder_stops_on_a_bad_row(tmp_path, mirror, monkeypatch):
-    rows = _rows(mirror, ("pan", "dev"))
+def test_builder_stops_on_a_bad_row(tmp_path, upstream, monkeypatch):
+    rows = _rows(upstream, ("pan", "dev"))
     rows[9][0] = rows[9][0].replace("\n", " ")  # pan: Text,Score,PairID
     path = tmp_path / "m" / "semrel-2024" / FILES[("pan", "dev")].path
     path.parent.mkdir(parents=True)
@@ -306,7 +308,7 @@ def test_builder_stops_on_a_bad_row(tmp_path, mirror, monkeypatch):
     monkeypatch.setitem(semrel_files.FILES, ("pan", "dev"), ReleaseFile(
         FILES[("pan", "dev")].path, hashlib.sha256(path.read_bytes()).hexdigest()))
     with pytest.raises(DataValidationError, match="row 9: Text must hold two sentences"):
-        load("semrel-2024", "pan", mirror=f"{tmp_path / 'm'}{os.pathsep}{mirror}",
+        load("semrel-2024", "pan", mirror=f"{tmp_path / 'm'}{os.pathsep}{upstream}",
              cache_dir=tmp_path / "cache")
 
 
@@ -409,10 +411,10 @@ def test_results_json_holds_the_split_half_figures(mirror):
                 s.n_items, round(s.spearman, 3), round(s.corrected_spearman, 3))
 
 
-def test_unlabelled_copies_hold_the_same_pairs_as_the_labelled_files_read(release, mirror):
+def test_unlabelled_copies_hold_the_same_pairs_as_the_labelled_files_read(release, upstream):
     """Nothing is lost by reading the labelled file: every `<lang>_<split>.csv` beside it holds
     the same PairIDs and sentences (afr's files swap newline and tab between the two)."""
-    root = mirror / "semrel-2024"
+    root = upstream / "semrel-2024"
     checked = 0
     for (lang, split), read in release.items():
         if split == "train" or read.file.path.endswith(f"{lang}_{split}.csv"):

@@ -22,10 +22,10 @@ AMH_TEST = "semrel-2024/Track A/amh/amh_test_with_labels.csv"
 
 
 @pytest.fixture(scope="module")
-def amh(mirror, cache_dir):
+def amh(upstream, cache_dir):
     import semrel.dataset_scripts
 
-    return semrel.dataset_scripts.load("semrel-2024", "amh", mirror=mirror, cache_dir=cache_dir)
+    return semrel.dataset_scripts.load("semrel-2024", "amh", mirror=upstream, cache_dir=cache_dir)
 
 
 @pytest.fixture

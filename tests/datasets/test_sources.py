@@ -2,6 +2,7 @@ import functools
 import hashlib
 import http.server
 import os
+import shutil
 import threading
 from dataclasses import replace
 
@@ -18,9 +19,9 @@ def test_fetch_from_mirror_verifies_sha256(mirror):
     assert path == str(mirror / "str-2021" / "sem_text_rel_ranked.csv")
 
 
-def test_mirror_from_environment(mirror, monkeypatch):
-    monkeypatch.setenv("SEMREL_MIRROR", f"/nonexistent{os.pathsep}{mirror}")
-    assert mirror_dirs() == [mirror_dirs("/nonexistent")[0], mirror.resolve()]
+def test_mirror_from_environment(upstream, monkeypatch):
+    monkeypatch.setenv("SEMREL_MIRROR", f"/nonexistent{os.pathsep}{upstream}")
+    assert mirror_dirs() == [mirror_dirs("/nonexistent")[0], upstream.resolve()]
     assert fetch(SOURCE).endswith("sem_text_rel_ranked.csv")
 
 
@@ -88,7 +89,7 @@ def test_download_goes_through_download_manager_and_is_cached(local_server, tmp_
         fetch(replace(source, sha256="0" * 64), dl_manager=manager)
 
 
-def test_every_command_finds_the_mirror_the_same_way(tmp_path, monkeypatch, mirror):
+def test_every_command_finds_the_mirror_the_same_way(tmp_path, monkeypatch, upstream):
     """--mirror, else $SEMREL_MIRROR, else ../shared/upstream beside the working directory, else none."""
     from semrel.dataset_scripts.sources import mirror_dirs
 
@@ -98,9 +99,65 @@ def test_every_command_finds_the_mirror_the_same_way(tmp_path, monkeypatch, mirr
     monkeypatch.chdir(checkout)
     monkeypatch.delenv("SEMREL_MIRROR", raising=False)
     assert mirror_dirs() == [(tmp_path / "shared" / "upstream").resolve()]
-    monkeypatch.setenv("SEMREL_MIRROR", str(mirror))
-    assert mirror_dirs() == [mirror.resolve()]
+    monkeypatch.setenv("SEMREL_MIRROR", str(upstream))
+    assert mirror_dirs() == [upstream.resolve()]
     assert mirror_dirs(tmp_path) == [tmp_path.resolve()]
     monkeypatch.delenv("SEMREL_MIRROR")
     monkeypatch.chdir(tmp_path)
     assert mirror_dirs() == []
+
+
+# ---- the fixture mirror: checked against its own SHA256SUMS, and only where it is named ----
+
+def _copy(folder, to):
+    shutil.copytree(folder, to)
+    return to
+
+
+def test_a_changed_byte_in_the_real_mirror_is_still_a_checksum_error(mirror, tmp_path):
+    """A copy of the real file with one byte changed fails the upstream digest, even beside a
+    SHA256SUMS that lists it and with $SEMREL_FIXTURE_MIRROR set (the suite sets it)."""
+    copy = _copy(mirror / "str-2021", tmp_path / "m" / "str-2021")
+    path = copy / SOURCE.file_name
+    data = bytearray(path.read_bytes())
+    data[100] ^= 1
+    path.write_bytes(bytes(data))
+    (copy / "SHA256SUMS").write_text(f"{hashlib.sha256(data).hexdigest()}  {SOURCE.file_name}\n")
+    assert os.environ["SEMREL_FIXTURE_MIRROR"]
+    with pytest.raises(SourceError, match=f"sha256 mismatch at {path}: expected {SOURCE.sha256}"):
+        fetch(SOURCE, mirror=tmp_path / "m")
+
+
+def test_fixture_files_pass_only_in_the_folder_named_for_them(fixture_mirror, tmp_path, monkeypatch):
+    assert fetch(SOURCE, mirror=fixture_mirror) == str(fixture_mirror / "str-2021" / SOURCE.file_name)
+    copy = _copy(fixture_mirror / "str-2021", tmp_path / "m" / "str-2021")
+    with pytest.raises(SourceError, match=f"expected {SOURCE.sha256}"):
+        fetch(SOURCE, mirror=tmp_path / "m")  # a copy elsewhere: the upstream digest
+    monkeypatch.delenv("SEMREL_FIXTURE_MIRROR")
+    with pytest.raises(SourceError, match=f"expected {SOURCE.sha256}"):
+        fetch(SOURCE, mirror=fixture_mirror)  # not named: the upstream digest
+    monkeypatch.setenv("SEMREL_FIXTURE_MIRROR", str(tmp_path / "m"))
+    assert fetch(SOURCE, mirror=tmp_path / "m") == str(copy / SOURCE.file_name)
+
+
+def test_a_fixture_file_is_checked_against_its_sha256sums(tmp_path, fixture_mirror, monkeypatch):
+    copy = _copy(fixture_mirror / "str-2021", tmp_path / "m" / "str-2021")
+    monkeypatch.setenv("SEMREL_FIXTURE_MIRROR", str(tmp_path / "m"))
+    path = copy / SOURCE.file_name
+    listed = (copy / "SHA256SUMS").read_text().split()[0]
+    path.write_bytes(path.read_bytes() + b"\n")
+    with pytest.raises(SourceError, match=f"sha256 mismatch at {path}: expected {listed} "
+                                          r"\(test fixture, .*SHA256SUMS\)"):
+        fetch(SOURCE, mirror=tmp_path / "m")
+    (copy / "SHA256SUMS").write_text("")
+    with pytest.raises(SourceError, match="test fixture at .* is not listed in .*SHA256SUMS"):
+        fetch(SOURCE, mirror=tmp_path / "m")
+
+
+def test_a_build_from_fixtures_is_cached_apart_from_the_real_files(fixture_mirror, tmp_path):
+    from semrel.dataset_scripts import builder
+
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    assert builder("str-2021", mirror=fixture_mirror).hash != builder("str-2021", mirror=other).hash
+    assert builder("str-2021", mirror=other).hash == builder("str-2021", mirror=tmp_path).hash

@@ -70,10 +70,10 @@ def test_cache_is_keyed_on_code():
     assert b.hash == code_hash() and code_hash() in b.cache_dir
 
 
-# ---- bad input: each rule, on a copy of the real file with one row broken ----
+# ---- bad input: each rule, on a copy of the upstream file with one row broken ----
 
-def _rows(mirror):
-    with open(mirror / "str-2021" / SOURCE.file_name, newline="", encoding="utf-8") as f:
+def _rows(upstream):
+    with open(upstream / "str-2021" / SOURCE.file_name, newline="", encoding="utf-8") as f:
         return list(csv.reader(f))
 
 
@@ -95,23 +95,23 @@ def _write(tmp_path, rows):
     (lambda r: r[5].__setitem__(5, "0.1234"), "at most 3 decimals"),
     (lambda r: r[5].__setitem__(3, r[2][3]), "duplicate PairID"),
 ])
-def test_bad_rows_name_row_and_rule(mirror, tmp_path, mutate, rule):
-    rows = _rows(mirror)
+def test_bad_rows_name_row_and_rule(upstream, tmp_path, mutate, rule):
+    rows = _rows(upstream)
     mutate(rows)
     with pytest.raises(DataValidationError, match=rule) as err:
         read_pairs(str(_write(tmp_path, rows)))
     assert err.value.row == 5 and "row 5" in str(err.value)
 
 
-def test_missing_column(mirror, tmp_path):
-    rows = [[c for j, c in enumerate(r) if j != 4] for r in _rows(mirror)]
+def test_missing_column(upstream, tmp_path):
+    rows = [[c for j, c in enumerate(r) if j != 4] for r in _rows(upstream)]
     with pytest.raises(DataValidationError, match="missing column.*Text") as err:
         read_pairs(str(_write(tmp_path, rows)))
     assert err.value.row is None
 
 
-def test_builder_stops_on_bad_row(mirror, tmp_path, monkeypatch):
-    rows = _rows(mirror)
+def test_builder_stops_on_bad_row(upstream, tmp_path, monkeypatch):
+    rows = _rows(upstream)
     rows[7][5] = "7"
     (tmp_path / "m" / "str-2021").mkdir(parents=True)
     path = _write(tmp_path / "m" / "str-2021", rows)

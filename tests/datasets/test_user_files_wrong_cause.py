@@ -22,16 +22,16 @@ CZECH = sorted(USER_FILES.items())
 
 
 @pytest.mark.parametrize("config, name", CZECH, ids=[c for c, _ in CZECH])
-def test_czech_user_file_that_is_a_folder(tmp_path, mirror, config, name):
+def test_czech_user_file_that_is_a_folder(tmp_path, upstream, config, name):
     (tmp_path / name).mkdir()
     with pytest.raises(DataValidationError, match=re.escape(f"{tmp_path / name}: is a folder, not the file {name}")):
-        load("czech-news-sts", config, mirror=mirror, data_dir=tmp_path, cache_dir=tmp_path / "cache")
+        load("czech-news-sts", config, mirror=upstream, data_dir=tmp_path, cache_dir=tmp_path / "cache")
 
 
-def test_czech_data_dir_that_is_a_file(tmp_path, mirror):
+def test_czech_data_dir_that_is_a_file(tmp_path, upstream):
     (tmp_path / "data").write_text("not a folder\n")
     with pytest.raises(DataValidationError, match="data: data_dir is a file, not a folder"):
-        load("czech-news-sts", "train-raw", mirror=mirror, data_dir=tmp_path / "data", cache_dir=tmp_path / "c")
+        load("czech-news-sts", "train-raw", mirror=upstream, data_dir=tmp_path / "data", cache_dir=tmp_path / "c")
 
 
 def test_czech_duplicated_dep_row_is_named_as_a_duplicate():

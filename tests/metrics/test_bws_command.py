@@ -45,8 +45,8 @@ def test_nrc_file_table_and_csv_equal_the_function(nrc, tmp_path):
     assert [float(r["score"]) for r in table] == expected.score.tolist()
 
 
-def test_semeval_files_with_shr(mirror):
-    files = sorted((mirror / "semrel-2024" / "BWS_annotations").glob("*.csv"))
+def test_semeval_files_with_shr(upstream):
+    files = sorted((upstream / "semrel-2024" / "BWS_annotations").glob("*.csv"))
     done = run("score", *files, "--on-invalid", "omit", "--shr", "--trials", "20")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()

@@ -61,8 +61,8 @@ def test_split_half_through_evaluate_equals_the_function_on_real_files(semeval_l
     assert (out["spearman"], out["pearson"], out["n_items"]) == (direct.spearman, direct.pearson, 1200)
 
 
-def test_annotator_agreement_through_evaluate_equals_the_function_on_crowd_sts(mirror):
-    frame = pd.read_csv(mirror / "crowd-sts" / "Paralex_human.csv", dtype=str, keep_default_na=False)
+def test_annotator_agreement_through_evaluate_equals_the_function_on_crowd_sts(upstream):
+    frame = pd.read_csv(upstream / "crowd-sts" / "Paralex_human.csv", dtype=str, keep_default_na=False)
     items, workers = frame["HITId"].tolist(), frame["WorkerId"].tolist()
     ratings = frame["Answer.semantic-similarity.label"].str[0].astype(float).tolist()
     out = evaluate.load(str(METRICS / "annotator_agreement")).compute(items=items, annotators=workers, ratings=ratings)

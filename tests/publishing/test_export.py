@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from huggingface_hub import DatasetCard
 
-from project import REPO
+from project import REPO, needs_mirror
 from semrel import cli as upload
 from semrel.dataset_scripts import load
 from semrel.publishing.export import build_dataset, verify_folder
@@ -18,11 +18,12 @@ from semrel.publishing.hub_vocabulary import check_card
 
 
 @pytest.fixture(scope="module")
-def built(mirror, cache_dir, tmp_path_factory):
+def built(upstream, cache_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("out")
-    return build_dataset("str-2021", out / "hub", mirror=mirror, cache_dir=cache_dir)
+    return build_dataset("str-2021", out / "hub", mirror=upstream, cache_dir=cache_dir)
 
 
+@needs_mirror
 def test_build_writes_parquet_card_and_plot(built):
     folder = built.folder
     assert len(built.rows) == 13 and built.rows["cv-fold-3"] == {"train": 4400, "test": 1100}
@@ -38,9 +39,9 @@ def test_build_writes_parquet_card_and_plot(built):
     assert pq.read_table(folder / "default" / "train-00000-of-00001.parquet").num_rows == 5500
 
 
-def test_exported_folder_loads_with_load_dataset(built, mirror, cache_dir):
+def test_exported_folder_loads_with_load_dataset(built, upstream, cache_dir):
     hub = datasets.load_dataset(str(built.folder), "cv-fold-3", cache_dir=str(cache_dir))
-    ref = load("str-2021", "cv-fold-3", mirror=mirror, cache_dir=cache_dir)
+    ref = load("str-2021", "cv-fold-3", mirror=upstream, cache_dir=cache_dir)
     assert hub["test"].features["score"].dtype == "float32"
     for split in ("train", "test"):
         assert hub[split].to_list() == ref[split].to_list()
@@ -70,6 +71,7 @@ def test_cli_build_prints_summary(mirror, cache_dir, tmp_path, capsys):
     assert f"13 config(s) in {tmp_path}/hub/datasets/str-2021" in out
 
 
+@needs_mirror
 def test_card_has_hub_vocabulary_and_exact_split_sizes(built, tmp_path):
     card = DatasetCard.load(built.folder / "README.md").data
     assert card.size_categories == ["1K<n<10K"] and card.multilinguality == "monolingual"

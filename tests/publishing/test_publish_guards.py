@@ -136,12 +136,12 @@ def test_staged_model_keeps_predictions_drops_gold_labels_and_local_path(tmp_pat
     assert digest(run) == before  # the run folder is not changed (hard links are rewritten anew)
 
 
-def test_dry_run_and_the_card_check_agree(tmp_path, mirror, capsys):
+def test_dry_run_and_the_card_check_agree(tmp_path, upstream, capsys):
     """A staged card the Hub check refuses is refused by the dry run too (no token, no upload)."""
     run = fake_run(tmp_path / "model")
     out = tmp_path / "out"
     assert main(["push", "--namespace", "ORG", "--model", str(run), "--out", str(out),
-                 "--mirror", str(mirror), "--dry-run"]) == 1
+                 "--mirror", str(upstream), "--dry-run"]) == 1
     captured = capsys.readouterr()
     staged = out / "hub" / "models" / "model" / "README.md"
     assert check_card(staged, "model") == [f"{staged}: YAML lacks license"]
@@ -153,19 +153,19 @@ def test_dry_run_and_the_card_check_agree(tmp_path, mirror, capsys):
         in captured.out
     fine = fake_run(tmp_path / "licensed", license="apache-2.0")
     assert main(["push", "--namespace", "ORG", "--model", str(fine), "--out", str(out),
-                 "--mirror", str(mirror), "--dry-run"]) == 0
+                 "--mirror", str(upstream), "--dry-run"]) == 0
     assert check_card(out / "hub" / "models" / "licensed" / "README.md", "model") == []
     assert capsys.readouterr().out.endswith("dry run: every check passed; nothing was sent\n")
 
 
-def test_a_model_holding_gold_labels_or_a_path_is_refused(tmp_path, mirror, capsys):
+def test_a_model_holding_gold_labels_or_a_path_is_refused(tmp_path, upstream, capsys):
     """What the staging cannot clean (gold labels under another key, a path in another file)
     refuses the push, naming each file."""
     run = fake_run(tmp_path / "run", license="apache-2.0")
     (run / "folds.json").write_text(json.dumps({"references": GOLD}))
     (run / "notes.txt").write_text("trained in /home/me/runs\n")
     assert main(["push", "--namespace", "ORG", "--model", str(run), "--out", str(tmp_path / "out"),
-                 "--mirror", str(mirror), "--dry-run"]) == 1
+                 "--mirror", str(upstream), "--dry-run"]) == 1
     err = capsys.readouterr().err
     assert "model run: notes.txt:1: names a path of this machine ('/home/me/runs')" in err
     assert "model run: folds.json: holds 3 gold label(s) of str-2021/cv-fold-0 (key 'references')" in err

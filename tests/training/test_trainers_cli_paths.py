@@ -53,7 +53,7 @@ def _variants(source: Path, root: Path) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def paths(tmp_path_factory, mirror, cache_dir):
+def paths(tmp_path_factory, upstream, cache_dir):
     """Every path the cases name: a tiny BERT and broken copies, a saved cross-encoder run (not
     trained: its weights are the fresh model's; its metrics.json records [0, 1]) and broken
     copies, an ensemble folder, a [0, 1] toy dataset, a file, a CV folder."""
@@ -109,7 +109,7 @@ def paths(tmp_path_factory, mirror, cache_dir):
     (p["checkpoint-torn"] / "trainer_state.json").write_text('{"global_step": 1}')
     shutil.copy(base / "model.safetensors", p["checkpoint-torn"])
     _truncate(p["checkpoint-torn"] / "model.safetensors")
-    p.update(tmp=root, mirror=mirror, cache=cache_dir)
+    p.update(tmp=root, mirror=upstream, cache=cache_dir)
     return p
 
 

@@ -110,13 +110,13 @@ def test_save_to_disk_folders_and_what_is_not_a_dataset(tmp_path):
         load_pairs(str(tmp_path / "empty"), score_range=(0, 1), cache_dir=tmp_path / "c")
 
 
-def test_a_registry_dataset_takes_an_agreeing_score_range_only(mirror, cache_dir):
-    data = load_pairs("str-2021", "cv-fold-0", mirror=mirror, cache_dir=cache_dir,
+def test_a_registry_dataset_takes_an_agreeing_score_range_only(upstream, cache_dir):
+    data = load_pairs("str-2021", "cv-fold-0", mirror=upstream, cache_dir=cache_dir,
                       score_range=(0, 1))
     assert data.score_range == (0.0, 1.0) and data.config == "cv-fold-0"
     with pytest.raises(ParameterError, match=r"score_range=\[0, 5\]: differs from the score "
                                              r"range \[0.0, 1.0\] that str-2021 declares"):
-        load_pairs("str-2021", "cv-fold-0", mirror=mirror, score_range=[0, 5])
+        load_pairs("str-2021", "cv-fold-0", mirror=upstream, score_range=[0, 5])
 
 
 HUB_SCRIPT = """
