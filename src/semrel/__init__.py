@@ -2,9 +2,10 @@
 
 One import package, four parts (each is its own folder in the repository):
 
-- ``semrel.dataset_scripts``: builders for STR-2021, crowd-sts, C-STS, Czech News STS (``load``);
-- ``semrel.metrics``: BWS scores, split-half reliability, annotator agreement, lexical overlap,
-  the MSE lower bound: numpy functions, with an evaluate module folder for each;
+- ``semrel.dataset_scripts``: a builder and a spec per dataset (``load``; ``REGISTRY`` lists
+  every dataset package that declares a spec);
+- ``semrel.metrics``: numpy functions, and an evaluate module folder per metric (``names()``
+  lists every folder);
 - ``semrel.trainers``: cross-, bi- and tri-encoders fine-tuned with a ``transformers.Trainer``;
 - ``semrel.publishing``: Hub-layout export, cards, the report, Spaces and ``push``.
 
