@@ -38,17 +38,18 @@ def __getattr__(name: str):
 
 @lru_cache(maxsize=1)
 def code_hash() -> str:
-    """Cache key: package version + the bytes of every builder file, so edits never serve stale rows."""
+    """Cache key: package version + the bytes of every builder file (in each folder of this
+    package's ``__path__``), so edits never serve stale rows."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
         digest = hashlib.sha256(version("semrel").encode())
     except PackageNotFoundError:
         digest = hashlib.sha256(b"semrel-unversioned")
-    root = Path(__file__).parent
-    for path in sorted(root.rglob("*")):
-        if path.suffix in {".py", ".md", ".j2"} and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    for root in map(Path, __path__):
+        for path in sorted(root.rglob("*")):
+            if path.suffix in {".py", ".md", ".j2"} and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
 

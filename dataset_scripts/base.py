@@ -1,8 +1,10 @@
 """The builder base shared by every semrel dataset.
 
 A :class:`SemrelBuilder` is a ``datasets.GeneratorBasedBuilder`` that knows its upstream
-:class:`~dataset_scripts.sources.Source` files, its native ``SCORE_RANGE`` and its card, and takes
-a ``mirror`` keyword (see :func:`dataset_scripts.sources.fetch`). Subclasses parse and validate in
+:class:`~dataset_scripts.sources.Source` files, its native ``SCORE_RANGE`` and what its
+``DatasetInfo`` carries (``CITATION``, ``HOMEPAGE``, ``LICENSE``), and takes a ``mirror`` keyword
+(see :func:`dataset_scripts.sources.fetch`); the card's metadata is the package's ``spec.py``
+(:class:`~dataset_scripts.spec.DatasetSpec`). Subclasses parse and validate in
 ``_split_generators`` and yield rows keyed by a stable id in ``_generate_examples``.
 
 User-supplied input (files in ``data_dir``, a password, a model folder) is part of the cache key:

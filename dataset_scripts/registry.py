@@ -1,52 +1,41 @@
-"""Every dataset of the suite, its configs and its native score range."""
+"""Every dataset of the suite: the spec each dataset package declares, found by :func:`discover`.
+
+A dataset package under ``semrel.dataset_scripts`` declares ``SPEC`` (a
+:class:`~semrel.dataset_scripts.spec.DatasetSpec`) in its ``spec.py``; nothing lists the packages
+by hand. A dataset kept elsewhere (a test fixture, another package) joins with :func:`register`.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+import importlib.util
+import pkgutil
 
-from .base import SemrelBuilder
-from .c_sts import CSts
-from .crowd_sts import CrowdSts
-from .czech_news_sts import CzechNewsSts
-from .semrel_2024 import SemRel2024
-from .str_2021 import Str2021
+from .spec import DatasetSpec
 
-
-@dataclass(frozen=True)
-class DatasetSpec:
-    builder_class: type[SemrelBuilder]
-
-    @property
-    def dataset_id(self) -> str:
-        return self.builder_class.DATASET_ID
-
-    @property
-    def score_range(self) -> tuple[float, float]:
-        return self.builder_class.SCORE_RANGE
-
-    @property
-    def configs(self) -> list[str]:
-        return [c.name for c in self.builder_class.BUILDER_CONFIGS]
-
-    @property
-    def user_data_configs(self) -> list[str]:
-        return [c.name for c in self.builder_class.BUILDER_CONFIGS if c.needs_user_data]
-
-    @property
-    def redistributable(self) -> bool:
-        return self.builder_class.redistributable()
+__all__ = ["REGISTRY", "DatasetSpec", "discover", "get_spec", "register", "registered_id"]
 
 
-REGISTRY: dict[str, DatasetSpec] = {
-    spec.dataset_id: spec
-    for spec in (
-        DatasetSpec(Str2021),
-        DatasetSpec(CSts),
-        DatasetSpec(CrowdSts),
-        DatasetSpec(CzechNewsSts),
-        DatasetSpec(SemRel2024),
-    )
-}
+def discover(package: str = __package__) -> dict[str, DatasetSpec]:
+    """dataset id -> spec of every subpackage of ``package`` that has a ``spec`` module (its
+    ``SPEC``), over each folder of the package's ``__path__``; sorted by id."""
+    found = {}
+    for module in pkgutil.iter_modules(importlib.import_module(package).__path__, f"{package}."):
+        if module.ispkg and importlib.util.find_spec(f"{module.name}.spec") is not None:
+            spec = importlib.import_module(f"{module.name}.spec").SPEC
+            if spec.dataset_id in found:
+                raise ValueError(f"dataset id {spec.dataset_id!r} declared twice ({module.name})")
+            found[spec.dataset_id] = spec
+    return dict(sorted(found.items()))
+
+
+REGISTRY: dict[str, DatasetSpec] = discover()
+
+
+def register(spec: DatasetSpec) -> DatasetSpec:
+    """Add a dataset declared outside ``semrel.dataset_scripts`` to :data:`REGISTRY`."""
+    REGISTRY[spec.dataset_id] = spec
+    return spec
 
 
 def get_spec(dataset_id: str) -> DatasetSpec:

@@ -25,11 +25,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 
 
+def folders() -> dict[str, Path]:
+    """name -> folder of every evaluate module: each ``<name>/<name>.py`` in a folder of this
+    package's ``__path__`` (a folder that is a Python package, such as ``split_half/``, holds math,
+    not a module). A metric is its folder: nothing lists them by hand."""
+    found = {}
+    for root in map(Path, __path__):
+        for path in sorted(root.glob("*/*.py")):
+            if path.stem == path.parent.name and not (path.parent / "__init__.py").exists():
+                found.setdefault(path.stem, path.parent)
+    return dict(sorted(found.items()))
+
+
 def names() -> list[str]:
-    """The evaluate modules shipped with semrel: every ``<name>/<name>.py`` beside this file (a folder
-    that is a Python package, such as ``split_half/``, holds math, not a module)."""
-    return sorted(p.parent.name for p in ROOT.glob("*/*.py")
-                  if p.stem == p.parent.name and not (p.parent / "__init__.py").exists())
+    """The evaluate modules shipped with semrel (see :func:`folders`)."""
+    return list(folders())
 
 
 def module_path(name: str) -> str:
@@ -38,7 +48,7 @@ def module_path(name: str) -> str:
     >>> Path(module_path("bws_scores")).name
     'bws_scores'
     """
-    folder = ROOT / name
-    if not (folder / f"{name}.py").is_file():
-        raise ValueError(f"unknown metric {name!r}; semrel has {', '.join(names())}")
-    return str(folder)
+    found = folders()
+    if name not in found:
+        raise ValueError(f"unknown metric {name!r}; semrel has {', '.join(found)}")
+    return str(found[name])

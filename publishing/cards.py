@@ -16,8 +16,6 @@ import numpy as np
 
 from semrel.dataset_scripts.registry import get_spec
 
-from .datasets import card_module
-
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -48,12 +46,12 @@ def install_lines(extras: str = "") -> str:
 
 def build_recipe(dataset_id: str) -> str:
     """The shell lines of a card's "build it yourself": install semrel from its source with the
-    extras the build needs (the card module's ``EXTRAS`` and ``report`` for the card's plots;
+    extras the build needs (the spec's ``extras`` and ``report`` for the card's plots;
     never torch), build the dataset without the report, and load its first config that needs no
     user files. Configs that do need them get ``--data-dir`` (on the command when every config
     needs it, else in a comment: the recipe runs as written)."""
     spec = get_spec(dataset_id)
-    extras = ",".join(dict.fromkeys([*getattr(card_module(spec), "EXTRAS", ()), PLOTS_EXTRA]))
+    extras = ",".join(dict.fromkeys([*spec.extras, PLOTS_EXTRA]))
     public = [c for c in spec.configs if c not in spec.user_data_configs]
     data_dir = f"--data-dir {dataset_id}=DIR"
     build = f"semrel build --only {dataset_id} --no-report"

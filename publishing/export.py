@@ -18,6 +18,7 @@ import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from pkgutil import resolve_name
 
 import datasets
 from datasets.exceptions import NonMatchingSplitsSizesError
@@ -31,8 +32,7 @@ from semrel.dataset_scripts.folders import remove_leftovers, replaced_whole
 from semrel.dataset_scripts.registry import get_spec
 
 from .cards import need_plots
-from .datasets import card_module
-from .hub_vocabulary import SIMILARITY_TASK_CATEGORIES, SIMILARITY_TASK_IDS, size_category
+from .hub_vocabulary import size_category
 
 
 @dataclass
@@ -73,9 +73,8 @@ def build_dataset(dataset_id: str, out_root: Path, *, mirror=None, data_dir=None
     """
     need_plots()  # before the rows are read: the card's plots need matplotlib
     spec = get_spec(dataset_id)
-    module = card_module(spec)
     folder = Path(out_root) / "datasets" / dataset_id
-    result = BuildResult(dataset_id, folder, card_only=getattr(module, "CARD_ONLY", False))
+    result = BuildResult(dataset_id, folder, card_only=spec.card_only)
     built = {}
     for config in spec.configs:
         if config in spec.user_data_configs and data_dir is None:
@@ -99,7 +98,7 @@ def build_dataset(dataset_id: str, out_root: Path, *, mirror=None, data_dir=None
                     path.parent.mkdir(parents=True, exist_ok=True)
                     ds.to_parquet(str(path))
             sizes = {config: split_sizes(staging / config) for config in built}
-        body = module.card_body(built, staging / "images")
+        body = resolve_name(spec.card_body)(built, staging / "images")
         card = dataset_card(spec, built, body, sizes)
         (staging / "README.md").write_text(str(card), encoding="utf-8")
     result.rows = {config: {split: len(ds) for split, ds in splits.items()}
@@ -108,27 +107,25 @@ def build_dataset(dataset_id: str, out_root: Path, *, mirror=None, data_dir=None
 
 
 def card_metadata(spec, n_examples: int | None = None) -> DatasetCardData:
-    """The dataset-level card metadata in the Hub's vocabulary (see :mod:`.hub_vocabulary`)."""
-    b = spec.builder_class
-    module = card_module(spec)
+    """The dataset-level card metadata of ``spec`` in the Hub's vocabulary (see :mod:`.hub_vocabulary`)."""
     meta = dict(
-        pretty_name=getattr(b, "PRETTY_NAME", spec.dataset_id),
-        license=getattr(b, "CARD_LICENSE", "other"),
-        language=getattr(b, "LANGUAGES", ["en"]),
-        multilinguality="monolingual" if len(getattr(b, "LANGUAGES", ["en"])) == 1 else "multilingual",
-        task_categories=list(SIMILARITY_TASK_CATEGORIES),
-        task_ids=list(SIMILARITY_TASK_IDS),
+        pretty_name=spec.pretty_name,
+        license=spec.licence.hub_id,
+        language=list(spec.languages),
+        multilinguality="monolingual" if len(spec.languages) == 1 else "multilingual",
+        task_categories=list(spec.task_categories),
+        task_ids=list(spec.task_ids),
         source_datasets=["original"],
         tags=["semantic-textual-similarity", "semrel"],
         score_range=[float(x) for x in spec.score_range],  # the native scale trainers read back
     )
-    if meta["license"] == "other":
-        meta["license_name"] = getattr(module, "LICENSE_NAME", spec.dataset_id + "-licence")
-        meta["license_link"] = getattr(module, "LICENSE_LINK", b.HOMEPAGE)
+    if spec.licence.hub_id == "other":
+        meta["license_name"] = spec.licence.name
+        meta["license_link"] = spec.licence.link
     if n_examples is not None:
         meta["size_categories"] = [size_category(n_examples)]
-    elif getattr(module, "SIZE_CATEGORY", None):  # not built here (user data): the known size
-        meta["size_categories"] = [module.SIZE_CATEGORY]
+    elif spec.size_category:  # not built here (user data): the known size
+        meta["size_categories"] = [spec.size_category]
     return DatasetCardData(**meta)
 
 

@@ -12,8 +12,8 @@ import re
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
-SIMILARITY_TASK_CATEGORIES = ("sentence-similarity", "text-classification")
-SIMILARITY_TASK_IDS = ("semantic-similarity-scoring", "text-scoring")
+from semrel.dataset_scripts.spec import SIMILARITY_TASK_CATEGORIES, SIMILARITY_TASK_IDS
+
 SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
                    (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M"))
 ALLOWED = {

@@ -8,7 +8,9 @@ Sizes, reliability and baselines are computed from the build; the best fine-tune
 measured once (hours of training) and lives in ``benchmarks/results.json`` beside
 ``benchmarks/RESULTS.md``, read by :func:`fine_tuned_figure`, never copied into code.
 
-A dataset contributes through its module in :mod:`publishing.datasets`:
+A dataset contributes through the functions its spec names
+(:class:`~semrel.dataset_scripts.spec.DatasetSpec` ``report_section`` and ``overview``, as a rule
+in its module of :mod:`publishing.datasets`):
 
     def report_section(built, image_dir, *, mirror=None, cache_dir=None) -> str: ...   # markdown
     def overview(built, *, mirror=None, cache_dir=None) -> Overview: ...
@@ -30,6 +32,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
+from pkgutil import resolve_name
 
 import datasets
 import jinja2
@@ -41,7 +44,6 @@ from semrel.dataset_scripts.folders import replaced_whole
 from semrel.dataset_scripts.registry import get_spec
 
 from .cards import split_statistics
-from .datasets import card_module
 
 TEMPLATE = Path(__file__).with_name("report.html.j2")
 FOLD_ROWS = 8  # tables with more body rows than this fold away
@@ -150,7 +152,8 @@ def render(markdown: str, image_prefix: str) -> str:
 
 def report_hook(dataset_id: str):
     """The dataset's ``report_section`` function, or None."""
-    return getattr(card_module(get_spec(dataset_id)), "report_section", None)
+    reference = get_spec(dataset_id).report_section
+    return resolve_name(reference) if reference else None
 
 
 def _generic_section(built, folder: Path, image_dir: Path) -> str:
@@ -178,12 +181,10 @@ def dataset_section(dataset_id: str, folder: Path, image_root: Path, *, mirror=N
     if image_dir.exists():
         shutil.rmtree(image_dir)
     image_dir.mkdir(parents=True)
-    module = card_module(spec)
-    hook = getattr(module, "report_section", None)
+    hook = report_hook(dataset_id)
     markdown = (hook(built, image_dir, mirror=mirror, cache_dir=cache_dir) if hook
                 else _generic_section(built, folder, image_dir))
-    overview_of = getattr(module, "overview", None)
-    overview = (overview_of(built, mirror=mirror, cache_dir=cache_dir) if overview_of
+    overview = (resolve_name(spec.overview)(built, mirror=mirror, cache_dir=cache_dir) if spec.overview
                 else Overview())
     if overview.size == Figure():
         rows = max(sum(len(ds) for ds in built[c].values()) for c in built)

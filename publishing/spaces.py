@@ -46,6 +46,7 @@ from pathlib import Path
 
 from semrel.dataset_scripts.folders import replaced_whole
 from semrel.metrics import ROOT as METRICS_ROOT
+from semrel.metrics import folders as metric_folders
 from semrel.metrics import names as metric_names
 from semrel.metrics.space_app import OPTIONS, api_name
 
@@ -147,9 +148,11 @@ def _requirement_lines(path: Path) -> list[tuple[int, str]]:
     return [(n, line.strip()) for n, line in enumerate(lines, 1) if line.strip() and not line.strip().startswith("#")]
 
 
-def build_space(name: str, out_root: Path, *, metrics_root: Path = METRICS_ROOT) -> SpaceBuildResult:
-    """``metrics_root/<name>`` -> ``out_root/spaces/<name>``: its four files and the semrel wheel."""
-    source = Path(metrics_root) / name
+def build_space(name: str, out_root: Path, *, metrics_root: Path | None = None) -> SpaceBuildResult:
+    """The metric folder ``<name>`` (in ``metrics_root``, default: where
+    :func:`semrel.metrics.folders` finds it) -> ``out_root/spaces/<name>``: its four files and the
+    semrel wheel."""
+    source = Path(metrics_root) / name if metrics_root else metric_folders().get(name, METRICS_ROOT / name)
     if not (source / f"{name}.py").is_file():
         raise SpaceError(f"{source}: no metric module {name}.py (semrel has {', '.join(metric_names())})")
     extra = sorted(p.name for p in source.iterdir() if p.name not in (*space_files(name), "__pycache__"))

@@ -62,9 +62,9 @@ def _description(spec) -> str:
     b = spec.builder_class
     doc = (inspect.getmodule(b).__doc__ or "").strip()
     configs = "\n".join(f"- `{c.name}`: {c.description or ''}" for c in b.BUILDER_CONFIGS)
-    return (f"# {getattr(b, 'PRETTY_NAME', spec.dataset_id)}\n\n{doc}\n\n"
-            f"**Licence.** {b.LICENSE}\n\nHomepage: {b.HOMEPAGE}\n\n## Configs\n{configs}\n\n"
-            f"## Citation\n```bibtex\n{b.CITATION}\n```")
+    return (f"# {spec.pretty_name}\n\n{doc}\n\n"
+            f"**Licence.** {spec.terms}\n\nHomepage: {spec.homepage}\n\n## Configs\n{configs}\n\n"
+            f"## Citation\n```bibtex\n{spec.citation}\n```")
 
 
 def _build_yourself(spec) -> str:

@@ -1,7 +1,8 @@
-"""Every doctest of the semrel package runs: each module of every package pyproject.toml lists
-whose source holds a ``>>>`` prompt is imported and its docstring examples run (``doctest``, as
-``python -m doctest`` would). A failing example fails its module's test. The examples in the metric
-folders' ``inputs_description`` are run by tests/metrics/test_bws_spaces.py."""
+"""Every doctest of the semrel package runs: each module of every package (those pyproject.toml's
+``package-dir`` maps into semrel and every package below them) whose source holds a ``>>>`` prompt
+is imported and its docstring examples run (``doctest``, as ``python -m doctest`` would). A failing
+example fails its module's test. The examples in the metric folders' ``inputs_description`` are run
+by tests/metrics/test_bws_spaces.py."""
 
 from __future__ import annotations
 
@@ -19,14 +20,22 @@ import tomllib
 from project import REPO
 
 
+def semrel_packages() -> list[str]:
+    """Each package pyproject's ``package-dir`` maps into semrel, and every regular package below it
+    (a metric folder has no ``__init__.py``: its examples run in tests/metrics/test_bws_spaces.py)."""
+    mapping = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    found = []
+    for top in mapping:
+        found += [top, *(m.name for m in pkgutil.walk_packages(importlib.import_module(top).__path__, f"{top}.")
+                         if m.ispkg)]
+    return found
+
+
 def doctest_modules() -> list[str]:
     """``semrel.*`` modules whose source holds ``>>>`` (others have no examples to run)."""
-    packages = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
     found = []
-    for package in packages:
+    for package in semrel_packages():
         spec = importlib.util.find_spec(package)
-        if spec.origin is None:  # a metric folder: its examples run in tests/metrics/test_bws_spaces.py
-            continue
         found += [package] if ">>>" in open(spec.origin, encoding="utf-8").read() else []
         for info in pkgutil.iter_modules(spec.submodule_search_locations):
             path = info.module_finder.path + f"/{info.name}.py"

@@ -167,10 +167,6 @@ class CSts(SemrelBuilder):
     """Builder of ``c-sts`` (see module docstring); extra keyword ``password``."""
 
     DATASET_ID = "c-sts"
-    PRETTY_NAME = "C-STS: Conditional Semantic Textual Similarity"
-    CARD_LICENSE = "other"
-    LANGUAGES = ["en"]
-    TASK_CATEGORIES = ["sentence-similarity"]
     SOURCES = (SOURCE,)
     SCORE_RANGE = SCORE_RANGE
     CITATION = CITATION

@@ -178,10 +178,6 @@ class CrowdSts(SemrelBuilder):
     BUILDER_CONFIG_CLASS = CrowdStsConfig
     BUILDER_CONFIGS = _configs()
     DEFAULT_CONFIG_NAME = "pairs"
-    PRETTY_NAME = "crowd-sts: crowd-sourced STS labels with annotator metadata"
-    LANGUAGES = ["en"]
-    TASK_CATEGORIES = ["sentence-similarity"]
-    CARD_LICENSE = "unknown"
 
     def __init__(self, *args, pseudonym_key: str | None = None, **kwargs):
         self.pseudonym_key = resolve_key(pseudonym_key)

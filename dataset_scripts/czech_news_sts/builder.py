@@ -141,10 +141,6 @@ class CzechNewsSts(SemrelBuilder):
     BUILDER_CONFIG_CLASS = CzechNewsConfig
     BUILDER_CONFIGS = _configs()
     DEFAULT_CONFIG_NAME = "free"
-    PRETTY_NAME = "Czech News STS"
-    LANGUAGES = ["cs"]
-    TASK_CATEGORIES = ["sentence-similarity"]
-    CARD_LICENSE = "unknown"
 
     def _info(self) -> datasets.DatasetInfo:
         kind = "train" if self.config.name.startswith("train-") else self.config.name

@@ -96,10 +96,6 @@ class SemRel2024(SemrelBuilder):
     """Builder of ``semrel-2024`` (see module docstring)."""
 
     DATASET_ID = DATASET_ID
-    PRETTY_NAME = "SemRel-2024: Semantic Textual Relatedness in 14 languages"
-    CARD_LICENSE = "other"
-    LANGUAGES = [tag for _, tag in LANGUAGES.values()]
-    TASK_CATEGORIES = ["sentence-similarity", "text-classification"]
     SOURCES = (*(f.source for f in FILES.values()), ENG_TEST_UNLABELLED.source, AFR_PILOT.source,
                STR_2021_SOURCE)
     SCORE_RANGE = (0.0, 1.0)

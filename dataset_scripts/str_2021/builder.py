@@ -124,10 +124,6 @@ class Str2021(SemrelBuilder):
     """Builder of ``str-2021`` (see module docstring)."""
 
     DATASET_ID = "str-2021"
-    PRETTY_NAME = "STR-2021: Semantic Textual Relatedness"
-    CARD_LICENSE = "other"
-    LANGUAGES = ["en"]
-    TASK_CATEGORIES = ["sentence-similarity", "text-classification"]
     SOURCES = (SOURCE,)
     SCORE_RANGE = (0.0, 1.0)
     CITATION = CITATION

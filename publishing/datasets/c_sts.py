@@ -1,7 +1,7 @@
 """Card body of c-sts: description, access and licence, configs, statistics, score histograms.
 
 The rows are decrypted with the user's password and never leave the local ``datasets`` cache:
-``semrel build`` writes this card alone (``CARD_ONLY``), no Parquet.
+``semrel build`` writes this card alone (the spec's ``card_only``), no Parquet.
 """
 
 from __future__ import annotations
@@ -13,11 +13,6 @@ import numpy as np
 from semrel.dataset_scripts.c_sts.builder import CITATION, ENCRYPTED_NAME, PASSWORD_ENV, SOURCE, SPLIT_FILES
 
 from ..cards import build_recipe, histograms, split_statistics
-
-CARD_ONLY = True
-LICENSE_NAME = "c-sts-terms"  # password from the authors; no public redistribution
-LICENSE_LINK = SOURCE.licence_url
-SIZE_CATEGORY = "10K<n<100K"  # for the card of an unbuilt C-STS: the test split alone has 4,732 rows
 
 
 def card_body(built: dict, image_dir: Path) -> str:

@@ -22,8 +22,6 @@ from semrel.dataset_scripts.crowd_sts.study import worker_count_table
 
 from ..cards import build_recipe, histograms, markdown_table, split_statistics
 
-EXTRAS = ("crowd",)  # extras the build needs beyond the plots' (cards.build_recipe)
-
 THRESHOLDS = {"slow": "mean WorkTimeInSeconds > 300",
               "low_variance": "std (ddof 1) of all own labels < 1",
               "high_random": "mean label on random pairs ≥ on non-random pairs (≥ 2 labels each)",

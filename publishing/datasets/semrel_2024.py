@@ -29,8 +29,6 @@ from semrel.dataset_scripts.semrel_2024.str_link import ROUNDING
 
 from ..cards import build_recipe, histograms, markdown_table
 
-LICENSE_NAME = "semrel-2024-research-use"  # research use only, no redistribution
-LICENSE_LINK = REPOSITORY
 BWS_LANGUAGES = ("arb", "arq")
 HELD_BACK = FILES[("eng", "test")]
 TRACK_B = TRACK_C  # Track B (unsupervised) and C (cross-lingual) cover the same 12 languages

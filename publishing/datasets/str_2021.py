@@ -20,9 +20,6 @@ from semrel.dataset_scripts.str_2021.dice import PAPER_OVERALL, PAPER_PER_SOURCE
 
 from ..cards import build_recipe, grouped_bars, histograms, markdown_table, split_statistics
 
-LICENSE_NAME = "str-2021-research-use"  # research use only, no redistribution (SOURCE.licence)
-LICENSE_LINK = SOURCE.licence_url
-
 PAPER_SHR = 0.84  # paper §4, 1,000 random half splits
 SEMEVAL_DIR = "semrel-2024/BWS_annotations"
 SHR_TRIALS, SHR_SEED = 1000, 0

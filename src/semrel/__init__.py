@@ -2,11 +2,10 @@
 
 One import package, four parts (each is its own folder in the repository):
 
-- ``semrel.dataset_scripts``: a builder per dataset (``REGISTRY``: STR-2021, SemRel-2024,
-  crowd-sts, C-STS, Czech News STS), loaded with ``load``;
-- ``semrel.metrics``: metric math as numpy functions, and an evaluate module folder per metric
-  (``names()``: BWS scores, split-half reliability, annotator agreement, lexical overlap, the MSE
-  lower bound, correlation with humans, correlation comparison);
+- ``semrel.dataset_scripts``: a builder and a spec per dataset (``load``; ``REGISTRY`` lists
+  every dataset package that declares a spec);
+- ``semrel.metrics``: numpy functions, and an evaluate module folder per metric (``names()``
+  lists every folder);
 - ``semrel.trainers``: cross-, bi- and tri-encoders fine-tuned with a ``transformers.Trainer``,
   and ensembles of them;
 - ``semrel.publishing``: Hub-layout export, cards, the report, Spaces and ``push``.

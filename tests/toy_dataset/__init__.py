@@ -2,19 +2,24 @@
 
 Every real semrel dataset forbids redistribution (their cards are pushed alone), so the path that
 uploads Parquet — build, verify, push, ``load_dataset`` from the Hub — is tested on this one.
-``register()`` adds it to ``dataset_scripts.REGISTRY``; the mirror is ``tests/fixtures``.
+It declares its spec in ``spec.py`` like a dataset package of semrel; ``register()`` adds it to
+``dataset_scripts.REGISTRY`` (it lives outside ``semrel.dataset_scripts``); the mirror is
+``tests/fixtures``.
 """
 
 from pathlib import Path
 
-from .builder import ToySts
+from .spec import SPEC
 
 MIRROR = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def register(registry=None):
-    from semrel.dataset_scripts.registry import REGISTRY, DatasetSpec
+    """Add toy-sts to ``registry`` (default: semrel's); returns that registry."""
+    from semrel.dataset_scripts import registry as semrel_registry
 
-    registry = REGISTRY if registry is None else registry
-    registry[ToySts.DATASET_ID] = DatasetSpec(ToySts)
+    if registry is None:
+        semrel_registry.register(SPEC)
+        return semrel_registry.REGISTRY
+    registry[SPEC.dataset_id] = SPEC
     return registry

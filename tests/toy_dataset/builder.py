@@ -18,10 +18,6 @@ FEATURES = datasets.Features({"id": datasets.Value("string"), "sentence1": datas
 
 class ToySts(SemrelBuilder):
     DATASET_ID = "toy-sts"
-    PRETTY_NAME = "Toy STS"
-    CARD_LICENSE = "cc0-1.0"
-    LANGUAGES = ["en"]
-    TASK_CATEGORIES = ["sentence-similarity"]
     SOURCES = (SOURCE,)
     SCORE_RANGE = (0.0, 5.0)
     LICENSE = SOURCE.licence

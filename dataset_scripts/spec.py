@@ -1,0 +1,118 @@
+"""What semrel declares about a dataset, in one typed place: :class:`DatasetSpec`.
+
+Each dataset package declares ``SPEC`` in its ``spec.py`` beside ``builder.py``; the registry finds
+it there (:func:`semrel.dataset_scripts.registry.discover`). Export, cards, staging, the report and
+the trainers read a dataset's metadata from its spec and from nothing else.
+
+The card body, report section and overview are drawn by ``semrel.publishing`` (they need
+matplotlib), so a spec names them as ``"module:function"`` strings that publishing resolves
+(:func:`pkgutil.resolve_name`); this package never imports publishing. What the ``datasets``
+builder itself carries (its ``DatasetInfo``: citation, homepage, licence terms; the native score
+range it validates against) the spec reads from the builder class, so each value is written once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .base import SemrelBuilder
+
+# The Hub's vocabulary for a continuous similarity/relatedness score (see publishing.hub_vocabulary)
+SIMILARITY_TASK_CATEGORIES = ("sentence-similarity", "text-classification")
+SIMILARITY_TASK_IDS = ("semantic-similarity-scoring", "text-scoring")
+REFERENCE = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")  # "module:function"
+
+
+@dataclass(frozen=True)
+class Licence:
+    """A dataset's licence on its card: ``hub_id`` is the Hub's ``license`` value (an SPDX-like id
+    such as ``cc0-1.0``, or ``"other"``/``"unknown"``); ``"other"`` needs the ``name`` and
+    ``link`` the card gives as ``license_name``/``license_link``. Whether the rows may be
+    redistributed is a property of the upstream files (:attr:`DatasetSpec.redistributable`)."""
+
+    hub_id: str
+    name: str | None = None
+    link: str | None = None
+
+    def __post_init__(self):
+        if self.hub_id == "other" and not (self.name and self.link):
+            raise ValueError(f"licence 'other' needs a name and a link (got {self.name!r}, {self.link!r})")
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """One dataset of the suite.
+
+    * ``builder_class``: its :class:`~semrel.dataset_scripts.base.SemrelBuilder`;
+    * ``pretty_name``, ``licence``, ``languages`` (the card's language tags), ``task_categories``
+      and ``task_ids`` (the Hub's vocabulary): the card's metadata;
+    * ``card_body`` (``"module:function"``: ``card_body(built, image_dir) -> str``) and, optionally,
+      ``report_section`` (``(built, image_dir, *, mirror=None, cache_dir=None) -> str``) and
+      ``overview`` (``(built, *, mirror=None, cache_dir=None) -> Overview``), resolved by publishing;
+    * ``hub_id``: its Hub dataset id where it has one (None: no semrel dataset is on the Hub yet);
+    * ``size_category``: the Hub size category a card states when built without the user's files;
+    * ``card_only``: the rows stay in the local cache (the build writes the card alone);
+    * ``extras``: the pip extras its build needs beyond the plots' (the card's build recipe).
+
+    Read from the builder: ``dataset_id``, ``score_range`` (native scale), ``citation``,
+    ``homepage``, ``terms`` (the licence in words), ``configs``, ``redistributable``.
+    """
+
+    builder_class: type[SemrelBuilder]
+    pretty_name: str
+    licence: Licence
+    languages: tuple[str, ...]
+    card_body: str
+    report_section: str | None = None
+    overview: str | None = None
+    task_categories: tuple[str, ...] = SIMILARITY_TASK_CATEGORIES
+    task_ids: tuple[str, ...] = SIMILARITY_TASK_IDS
+    hub_id: str | None = None
+    size_category: str | None = None
+    card_only: bool = False
+    extras: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if not self.builder_class.DATASET_ID:
+            raise ValueError(f"{self.builder_class.__name__} has no DATASET_ID")
+        if not self.languages:
+            raise ValueError(f"{self.dataset_id}: languages is empty")
+        hooks = {"card_body": self.card_body, "report_section": self.report_section, "overview": self.overview}
+        for name, value in hooks.items():
+            if value is not None and not REFERENCE.fullmatch(value):
+                raise ValueError(f"{self.dataset_id}: {name} must be 'module:function', got {value!r}")
+
+    @property
+    def dataset_id(self) -> str:
+        return self.builder_class.DATASET_ID
+
+    @property
+    def score_range(self) -> tuple[float, float]:
+        return self.builder_class.SCORE_RANGE
+
+    @property
+    def citation(self) -> str:
+        return self.builder_class.CITATION
+
+    @property
+    def homepage(self) -> str:
+        return self.builder_class.HOMEPAGE
+
+    @property
+    def terms(self) -> str:
+        return self.builder_class.LICENSE
+
+    @property
+    def configs(self) -> list[str]:
+        return [c.name for c in self.builder_class.BUILDER_CONFIGS]
+
+    @property
+    def user_data_configs(self) -> list[str]:
+        return [c.name for c in self.builder_class.BUILDER_CONFIGS if c.needs_user_data]
+
+    @property
+    def redistributable(self) -> bool:
+        return self.builder_class.redistributable()
