@@ -252,10 +252,8 @@ def _registry_pairs(dataset, config, score_range, **load_kwargs) -> PairData:
         raise ParameterError("score_range", list(score_range), f"differs from the score range "
                              f"{list(spec.score_range)} that {dataset} declares; leave it out")
     splits = semrel.dataset_scripts.load(dataset, config, **load_kwargs)
-    builder = spec.builder_class
-    return PairData(splits, spec.score_range, f"{dataset}/{config}", builder.CITATION,
-                    tuple(getattr(builder, "LANGUAGES", ()) or ()),
-                    getattr(builder, "HUB_ID", None), config)
+    return PairData(splits, spec.score_range, f"{dataset}/{config}", spec.citation, spec.languages,
+                    spec.hub_id, config)
 
 
 def run_fingerprint(data: PairData, model_path, args: PairTrainingArguments) -> dict:
