@@ -165,7 +165,8 @@ def cmd_build(args) -> int:
 
 def cmd_verify(args) -> int:
     from semrel.publishing.export import is_card_only, verify_folder
-    from semrel.publishing.spaces import SpaceError, verify_space
+    from semrel.publishing.space_server import verify_space
+    from semrel.publishing.spaces import SpaceError
 
     _check_mirror(args.mirror)
     _folder("--out", args.out, exists=True, hint=": run `semrel build` first")

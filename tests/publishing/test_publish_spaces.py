@@ -19,18 +19,16 @@ import pytest
 
 from fresh_env import fresh_venv, install, run
 from semrel.metrics import module_path
-from semrel.publishing import spaces
+from semrel.publishing import space_server, spaces
+from semrel.publishing.space_server import SpaceServer, answers_like_evaluate, verify_space
 from semrel.publishing.spaces import (
     METRICS_ROOT,
     SpaceError,
-    SpaceServer,
-    answers_like_evaluate,
     build_space,
     check_space,
     metric_names,
     package_wheel,
     space_example,
-    verify_space,
 )
 
 NAMES = [
@@ -276,8 +274,8 @@ def test_a_space_whose_port_another_program_took_starts_on_a_new_one(hub, monkey
     with socket.socket() as taken:  # listens, so a bare connect would take it for the app
         taken.bind(("127.0.0.1", 0))
         taken.listen()
-        first, free_port = [taken.getsockname()[1]], spaces._free_port
-        monkeypatch.setattr(spaces, "_free_port", lambda: first.pop() if first else free_port())
+        first, free_port = [taken.getsockname()[1]], space_server._free_port
+        monkeypatch.setattr(space_server, "_free_port", lambda: first.pop() if first else free_port())
         with SpaceServer(folder, timeout=120) as server:
             assert server.port != taken.getsockname()[1] and str(server.port) in server.url
             assert answers_like_evaluate(server) == []
