@@ -8,10 +8,11 @@
 Each predictions file has the header ``PairID,Pred_Score`` and one row per gold pair; the output is
 Spearman's rho per language (the task ranks every language on its own: there is no overall
 score). The language of a file is ``--language`` (one per file), else its name
-``pred_<lang>.csv`` (as the task's scorer wants it). A missing, extra or repeated PairID, a bad
-header or a score that is not a finite number is answered in one line naming file, row and id,
-exit status 2. Building this parser imports no numpy or ``datasets`` (only the split names of
-:mod:`.semrel_2024.files`).
+``pred_<lang>.csv`` (as the task's scorer wants it). A file that cannot be read, a missing,
+extra or repeated PairID, a bad header or a score that is not a finite number is answered in one
+line naming file, row and id, and a ``--mirror`` or ``--cache-dir`` that cannot serve in one line
+naming the flag and the cause, exit status 2. Building this parser imports no numpy or
+``datasets`` (only the split names of :mod:`.semrel_2024.files`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from semrel.cli import UsageError, add_command
+from semrel.cli import UsageError, add_command, check_mirror
 from semrel.dataset_scripts.semrel_2024.files import EVALUATION_SPLITS
 
 
@@ -65,11 +66,52 @@ def _languages(args) -> list[str]:
     return out
 
 
+def _split_gold(language: str, args):
+    """:func:`~.semrel_2024.evaluation.gold` of the language's split; a file that cannot be read or
+    a datasets cache that cannot be written (read-only, a full disk) is one line naming it and the
+    cause."""
+    from semrel.dataset_scripts.errors import SourceError
+    from semrel.dataset_scripts.semrel_2024.evaluation import gold
+
+    try:
+        return gold(language, args.split, mirror=args.mirror, cache_dir=args.cache_dir)
+    except (SourceError, ValueError):  # named already: a missing or changed upstream file, a bad row
+        raise
+    except Exception as exc:
+        cause = next((e for e in _chain(exc) if isinstance(e, OSError)), None)
+        if cause is None:
+            raise
+        words = cause.strerror or str(cause).split(". ")[0]
+        if args.cache_dir is None:
+            from datasets import config
+
+            cache, flag = Path(config.HF_DATASETS_CACHE), f"the datasets cache {config.HF_DATASETS_CACHE}"
+        else:
+            cache, flag = Path(args.cache_dir).expanduser(), f"--cache-dir {args.cache_dir}"
+        name = Path(cause.filename).resolve() if cause.filename else None
+        if name is not None and name != cache.resolve() and cache.resolve() not in name.parents:
+            raise UsageError(f"{cause.filename}: cannot be read ({words})") from None  # a mirror file
+        raise UsageError(f"{flag}: cannot be written ({words})" + (
+            "; give another with --cache-dir" if args.cache_dir is None else "")) from None
+
+
+def _chain(exc: BaseException):
+    """``exc`` and the exceptions it was raised from or during."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__
+
+
 def run(args) -> int:
     if args.gold is not None and len(args.gold) != len(args.predictions):
         raise UsageError(f"--gold: {len(args.gold)} files for {len(args.predictions)} predictions files")
     if args.gold is not None and (args.mirror or args.cache_dir):
         raise UsageError("--mirror and --cache-dir are for --split (gold from semrel-2024), not --gold")
+    check_mirror(args.mirror)
+    if args.cache_dir is not None and Path(args.cache_dir).expanduser().is_file():
+        raise UsageError(f"--cache-dir {args.cache_dir}: is a file, not a folder")
     languages = _languages(args)
     from semrel.metrics.submission import evaluate, read_gold, read_predictions
 
@@ -78,9 +120,7 @@ def run(args) -> int:
         if args.gold is not None:
             reference, labels = read_gold(args.gold[i]), language
         else:
-            from semrel.dataset_scripts.semrel_2024.evaluation import gold
-
-            reference, labels = gold(language, args.split, mirror=args.mirror, cache_dir=args.cache_dir)
+            reference, labels = _split_gold(language, args)
         for name, score in evaluate(read_predictions(path), reference, labels).items():
             rows.append({"predictions": str(path), "gold": reference.file, "language": name,
                          "pairs": score.n, "spearman": score.spearman})

@@ -1,14 +1,18 @@
 """Output folders replaced whole (a dataset build, an ensemble): written beside their place and
 swapped into it, so that the place holds the complete old folder or the complete new one at every
-moment, whatever fails."""
+moment, whatever fails. Each folder made beside the place has a marker file beside it while it
+exists, and only marked folders are ever cleared away: whatever else is there is the user's."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import logging
 import os
+import re
 import shutil
+import socket
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,11 +35,12 @@ def replaced_whole(folder: Path) -> Iterator[Path]:
     is one atomic exchange (Linux ``renameat2(RENAME_EXCHANGE)``); where the system or file
     system has none, two renames whose first is undone if the second fails (a process killed
     between them leaves the old folder in ``.<name>.old-*``: :func:`remove_leftovers` puts it
-    back).
+    back). Every folder made beside ``folder`` has its marker (:func:`_marked_folder`) until it
+    is gone, so that :func:`remove_leftovers` removes only what this function made.
     """
     folder = Path(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.new-", dir=folder.parent))
+    staging = _marked_folder(folder, "new")
     try:
         yield staging
         old = None
@@ -43,8 +48,10 @@ def replaced_whole(folder: Path) -> Iterator[Path]:
             old = _swap(staging, folder)
         else:
             os.rename(staging, folder)
+            _unmark(staging)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        _unmark(staging)
         raise
     if old is not None:
         try:
@@ -52,17 +59,20 @@ def replaced_whole(folder: Path) -> Iterator[Path]:
         except OSError as exc:
             log.warning("%s is replaced, but its old contents could not be deleted from %s: %s",
                         folder, old, exc)
+        else:
+            _unmark(old)
 
 
 def _swap(new: Path, folder: Path) -> Path:
     """Put ``new`` in the place of the existing ``folder``; the path that now holds the old one."""
     if _exchange(new, folder):
-        return new
-    aside = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old-", dir=folder.parent))
+        return new  # its marker stays: it now holds the old folder
+    aside = _marked_folder(folder, "old")
     try:
         os.rename(folder, aside / folder.name)
     except BaseException:
         aside.rmdir()
+        _unmark(aside)
         raise
     try:
         os.rename(new, folder)
@@ -73,8 +83,65 @@ def _swap(new: Path, folder: Path) -> Path:
             raise OSError(f"{folder} could not be replaced ({exc}) nor put back ({undo}): the old "
                           f"folder is {aside / folder.name}") from exc
         aside.rmdir()
+        _unmark(aside)
         raise
+    _unmark(new)
     return aside
+
+
+MARK = ".semrel-leftover"  # the marker of a folder replaced_whole made: <folder> + MARK, beside it
+SIGNATURE = "made by semrel's replaced_whole; remove_leftovers deletes it once its process is gone"
+LEFTOVER = re.compile(r"\..+\.(new|old)-[^/]+")  # the names replaced_whole gives its folders
+
+
+def _marked_folder(folder: Path, kind: str) -> Path:
+    """A new empty folder ``.<name>.<kind>-*`` beside ``folder``, its marker written first: a file
+    ``<that folder>`` + :data:`MARK` holding :data:`SIGNATURE`, the host and this process's id."""
+    handle, mark = tempfile.mkstemp(prefix=f".{folder.name}.{kind}-", suffix=MARK, dir=folder.parent)
+    with open(handle, "w", encoding="utf-8") as file:
+        file.write(f"{SIGNATURE}\n{socket.gethostname()} {os.getpid()}\n")
+    made = Path(mark[: -len(MARK)])
+    try:
+        made.mkdir()
+    except BaseException:
+        os.unlink(mark)
+        raise
+    return made
+
+
+def _unmark(made: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(f"{made}{MARK}")
+
+
+def _leftover(mark: Path) -> Path | None:
+    """The folder ``mark`` names when it is the marker of a folder replaced_whole made in a process
+    that has ended (or in this one), else None: user files, however they are named, are none."""
+    made = mark.with_name(mark.name[: -len(MARK)])
+    if mark.is_symlink() or not mark.is_file() or not LEFTOVER.fullmatch(made.name):
+        return None
+    try:
+        with open(mark, encoding="utf-8") as file:
+            signature, owner = file.read(4096).split("\n")[:2]
+        host, pid = owner.split(" ")
+        pid = int(pid)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if signature != SIGNATURE:
+        return None
+    if host == socket.gethostname() and pid != os.getpid() and _running(pid):
+        return None  # another process is replacing that folder now
+    return made
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a process of another user
+        return True
+    return True
 
 
 @cache
@@ -97,13 +164,20 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def remove_leftovers(parent: Path) -> None:
-    """Delete what killed :func:`replaced_whole` calls left in ``parent`` (``.<name>.new-*``,
-    ``.<name>.old-*``), except an old folder whose place is empty: that one is put back. Call it
-    only while no other process replaces folders in ``parent`` (e.g. under a lock)."""
-    for aside in Path(parent).glob(".*.old-*"):
-        for old in aside.iterdir():
-            if not (Path(parent) / old.name).exists():
-                os.rename(old, Path(parent) / old.name)
-        shutil.rmtree(aside)
-    for staging in Path(parent).glob(".*.new-*"):
-        shutil.rmtree(staging, ignore_errors=True)
+    """Delete what killed :func:`replaced_whole` calls left in ``parent``: the folders it made,
+    recognised by their markers (a user's ``.mydata.old-2023/`` or ``.notes.new-1`` is data and
+    stays), except that an old folder whose place is empty is put back. Call it only while no
+    other process replaces folders in ``parent`` (e.g. under a lock); a folder whose maker still
+    runs on this host is left to it."""
+    parent = Path(parent)
+    for mark in sorted(parent.glob(f".*{MARK}")):
+        made = _leftover(mark)
+        if made is None:
+            continue
+        if made.is_dir() and not made.is_symlink():
+            if LEFTOVER.fullmatch(made.name)[1] == "old":  # the old folder aside: put back where missing
+                for old in made.iterdir():
+                    if not (parent / old.name).exists():
+                        os.rename(old, parent / old.name)
+            shutil.rmtree(made)
+        mark.unlink()

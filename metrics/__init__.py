@@ -9,7 +9,7 @@ bound), :mod:`.correlation`, :mod:`.correlation_intervals` (Fisher-z and bootstr
 systems: Williams' test, Zou's interval, the paired bootstrap), :mod:`.submission` (the
 SemEval-2024 Task 1 evaluation: PairID-aligned Spearman per language). Under them all,
 :mod:`.errors` (the project's errors and the ``on_invalid`` rule, standard library only) and
-:mod:`.text_numbers` (numbers written as text).
+:mod:`.text_numbers` (numbers written as text); users' files are read by :mod:`.input_files`.
 
 Each ``<name>/`` folder beside them (:func:`names`) is a thin evaluate module over those functions:
 ``<name>.py``, its card ``README.md``, ``requirements.txt`` and ``app.py`` (the Space, through

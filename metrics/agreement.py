@@ -1,7 +1,9 @@
 """Annotator agreement over a long table of ratings (item, annotator, rating).
 
 Every (item, annotator) pair's first rating is its rating; later repeats of the pair are
-re-tests and feed only the intra-annotator agreement. Items need >= 2 annotators.
+re-tests and feed only the intra-annotator agreement. Items need >= 2 annotators; an item or
+annotator that is None, NaN or a blank string is an error naming the row (two blank annotators
+would be one annotator's re-test).
 
 - **inter** (Sido et al. 2021, Table 1): each rating against its item's mean, pooled over the
   dataset (not averaged per item): Pearson, Spearman, RMSE, MSE. ``inter_loo`` compares each
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .correlation import correlate
+from .correlation import correlate, unit_exponent, unit_scaled
 from .errors import check_on_invalid
 from .text_numbers import float_array
 
@@ -57,7 +59,11 @@ def compare(ratings: np.ndarray, reference: np.ndarray) -> AgreementResult:
     ratings, reference = np.asarray(ratings, dtype=float), np.asarray(reference, dtype=float)
     if ratings.size < 2:
         raise ValueError(f"agreement needs >= 2 ratings, got {ratings.size}")
-    mse = float(np.mean((ratings - reference) ** 2))
+    e = max(unit_exponent(ratings), unit_exponent(reference))  # exact scaling: no overflow near 1e308
+    with np.errstate(over="ignore"):
+        mse = float(np.ldexp(np.mean((np.ldexp(ratings, -e) - np.ldexp(reference, -e)) ** 2), 2 * e))
+    if np.isinf(mse):
+        raise ValueError("the MSE of the ratings is beyond the float64 range: rescale the ratings")
     c = correlate(ratings, reference)
     return AgreementResult(pearson=c.pearson, spearman=c.spearman, rmse=float(np.sqrt(mse)), mse=mse,
                            n_ratings=int(ratings.size))
@@ -73,8 +79,12 @@ def _codes(values: Sequence, name: str, size: int) -> tuple[np.ndarray, np.ndarr
         # a list goes in as an object array of references: np.asarray would copy every string
         column = values if isinstance(values, np.ndarray) else pd.Series(values, dtype=object)
         codes, labels = pd.factorize(column, sort=True)
-    if (codes < 0).any():
-        row = int(np.argmax(codes < 0))
+    empty = codes < 0  # None, NaN
+    blank = [code for code, label in enumerate(labels) if isinstance(label, str) and not label.strip()]
+    if blank:
+        empty |= np.isin(codes, blank)
+    if empty.any():
+        row = int(np.argmax(empty))
         raise ValueError(f"{name}[{row}] is empty ({values[row]!r}); every rating needs an item and an annotator")
     return np.asarray(labels), codes
 
@@ -115,15 +125,17 @@ def _item_sums(item: np.ndarray, x: np.ndarray, n_items: int) -> tuple[np.ndarra
 
 def inter_annotator_agreement(item: np.ndarray, x: np.ndarray, leave_one_out: bool = False) -> AgreementResult:
     """Ratings ``x`` (one per item and annotator) against their item's (leave-one-out) mean."""
-    m, total = _item_sums(item, x, int(item.max()) + 1)
+    e = unit_exponent(x)  # sums in units of 2**e (exact): no overflow near 1e308
+    m, total = _item_sums(item, np.ldexp(x, -e), int(item.max()) + 1)
     if (m[item] < 2).any():
         raise ValueError("every item needs >= 2 ratings")
-    reference = (total[item] - x) / (m[item] - 1) if leave_one_out else total[item] / m[item]
-    return compare(x, reference)
+    scaled = (total[item] - np.ldexp(x, -e)) / (m[item] - 1) if leave_one_out else total[item] / m[item]
+    return compare(x, np.ldexp(scaled, e))
 
 
 def krippendorff_alpha_interval(item: np.ndarray, x: np.ndarray) -> float:
     """Krippendorff's alpha with the interval metric over pairable values (module docstring)."""
+    x = unit_scaled(x)  # alpha is a ratio: the same for x times a power of two, without overflow
     m, total = _item_sums(item, x, int(item.max()) + 1)
     pairable = m[item] >= 2
     item, x = item[pairable], x[pairable]

@@ -41,6 +41,7 @@ from .correlation_intervals import (
     MIN_BOOTSTRAP_ITEMS,
     Estimate,
     Interval,
+    check_labels,
     check_options,
     check_scores,
     dense_ids,
@@ -141,6 +142,7 @@ def check_same_items(ids1: Sequence | None, ids2: Sequence | None, n: int) -> No
     for name, ids in (("ids1", ids1), ("ids2", ids2)):
         if len(ids) != n:
             raise ValueError(f"unequal lengths: {name} has {len(ids)}, predictions1 has {n}; one id per item")
+        check_labels(name, ids, "an item id")
     if set(ids1) != set(ids2):
         only = sorted(map(str, set(ids1) ^ set(ids2)))
         raise ValueError(f"the two systems were scored on different items ({len(only)} ids in only one of ids1, ids2, "

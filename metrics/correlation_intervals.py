@@ -34,6 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from .correlation import unit_scaled
+
 MIN_ITEMS = 5  # Fisher z: n − 3 > 0; Fieller's Kendall interval: n − 4 > 0
 MIN_BOOTSTRAP_ITEMS = 8  # below, resamples with all-equal values (rho undefined) are common
 BCA_MAX_N = 5000  # BCa's jackknife is O(n²): above this many items the percentile interval is used
@@ -89,6 +91,38 @@ def check_scores(named: dict[str, Sequence[float]], *, min_items: int = MIN_ITEM
     return arrays
 
 
+def _label_kind(label) -> str:
+    """The kind of a label: bool, int, float, str (numpy's numbers and strings as Python's), or its type."""
+    for kind, types in (("bool", (bool, np.bool_)), ("int", (int, np.integer)), ("float", (float, np.floating)),
+                        ("str", (str,))):
+        if isinstance(label, types):
+            return kind
+    return type(label).__name__
+
+
+def check_labels(name: str, labels: list, what: str) -> None:
+    """Every label hashable and of one kind (``1``, ``"1"``, ``1.0`` and ``True`` are equal as keys or
+    as text: mixed, they would merge); a ValueError naming the rows otherwise. None and NaN (missing)
+    are left to the caller."""
+    types = set(map(type, labels))
+    if len(types) == 1 and types <= {str, int, float, bool}:  # the common case, without a look at each
+        return
+    first = None
+    for i, label in enumerate(labels):
+        try:
+            hash(label)
+        except TypeError:
+            raise ValueError(f"{name}[{i}] is {label!r} ({type(label).__name__}); {what} is a str or a number "
+                             "(hashable)") from None
+        if label is None or (isinstance(label, float) and math.isnan(label)):
+            continue
+        if first is None:
+            first = i
+        elif _label_kind(label) != _label_kind(labels[first]):
+            raise ValueError(f"{name}[{i}] is {label!r} ({_label_kind(label)}) but {name}[{first}] is "
+                             f"{labels[first]!r} ({_label_kind(labels[first])}): use one type for {name}")
+
+
 def check_options(*, confidence=0.95, n_resamples=1000, seed=0) -> None:
     """confidence in (0, 1); n_resamples an int >= 100; seed None or an int >= 0 (bools refused)."""
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
@@ -103,6 +137,8 @@ def check_options(*, confidence=0.95, n_resamples=1000, seed=0) -> None:
 def fisher_z_interval(r: float, n: int, confidence: float = 0.95, sd: float = 1.0,
                       method: str = "fisher-z") -> Interval:
     """tanh(atanh(r) ± z_(1−α/2)·sd/√(n − 3)); ``sd``/``method`` serve Fieller's Kendall variant."""
+    if math.isnan(r):
+        raise ValueError(f"the coefficient is undefined (nan) for these {n} items: no interval")
     half = stats.norm.ppf(0.5 + confidence / 2) * sd / math.sqrt(n - 3)
     z = math.atanh(r) if abs(r) < 1 else math.copysign(math.inf, r)  # |r| = 1: the interval is [r, r]
     return Interval(math.tanh(z - half), math.tanh(z + half), confidence, method)
@@ -117,7 +153,7 @@ def pearson_interval(x, y, confidence: float = 0.95, names=("predictions", "refe
     """
     check_options(confidence=confidence)
     x, y = check_scores(dict(zip(names, (x, y), strict=True)))
-    r = float(stats.pearsonr(x, y).statistic)
+    r = float(stats.pearsonr(unit_scaled(x), unit_scaled(y)).statistic)
     return Estimate(r, fisher_z_interval(r, x.size, confidence), x.size)
 
 

@@ -26,12 +26,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from .correlation import correlate
+from .correlation import correlate, unit_exponent, unit_scaled
 from .correlation_intervals import (
     MIN_BOOTSTRAP_ITEMS,
     CorrelationIntervals,
     Estimate,
     Interval,
+    check_labels,
     check_options,
     check_scores,
     correlation_intervals,
@@ -148,7 +149,7 @@ def average_annotator(annotations: list[np.ndarray], confidence: float = 0.95, *
         raise ValueError(f"references[{i}] has {m[i]} annotation(s); the average annotator needs >= 2 per item")
     if m.size < MIN_BOOTSTRAP_ITEMS:
         raise ValueError(f"{m.size} items; the average annotator's bootstrap interval needs >= {MIN_BOOTSTRAP_ITEMS}")
-    values = np.concatenate(annotations)
+    values = unit_scaled(np.concatenate(annotations))  # exact: no overflow in sums of squares near 1e308
     item_of = np.repeat(np.arange(m.size), m)
     sums = np.bincount(item_of, values)[item_of]
     others = sums / m[item_of] if include_self else (sums - values) / (m[item_of] - 1)
@@ -215,6 +216,7 @@ def correlation_with_humans(predictions: Sequence[float], references: Sequence, 
         if len(groups) != predictions.size:
             raise ValueError(f"unequal lengths: groups has {len(groups)}, predictions has {predictions.size}; "
                              "every item needs a group label")
+        check_labels("groups", groups, "a group label")
         missing = [i for i, g in enumerate(groups) if _missing_label(g)]
         if missing:
             raise ValueError(f"groups[{missing[0]}] is missing ({groups[missing[0]]!r}); every item needs a group "
@@ -239,7 +241,9 @@ def correlation_with_humans(predictions: Sequence[float], references: Sequence, 
     if annotations is not None:
         annotations = [annotations[i] for i in keep]
         combine = np.median if aggregation == "median" else np.mean
-        gold = np.fromiter((combine(a) for a in annotations), np.float64, len(annotations))
+        # every gold in units of one power of two (exact; correlations are the same): no overflow near 1e308
+        e = max((unit_exponent(a) for a in annotations), default=0)
+        gold = np.fromiter((combine(np.ldexp(a, -e)) for a in annotations), np.float64, len(annotations))
         n_annotations = int(sum(a.size for a in annotations))
     else:
         gold, n_annotations = flat[keep], int(keep.size)

@@ -12,7 +12,8 @@ that the next, valid call fails too. :class:`StrictInputs`, put before ``evaluat
   belong, a word where a number belongs, a str among int ids, an int beyond int64) is a
   ``ValueError`` naming the module, the input and the index of the first such value;
 - an input left out or ``None``, inputs of different lengths, empty inputs and unknown
-  arguments are a one-line ``ValueError``;
+  arguments (``predictions`` or ``references`` too, where the module has no such input: evaluate
+  would drop them without a word) are a one-line ``ValueError``;
 - a call that fails leaves the module as it was: nothing of a refused batch is stored, and a
   ``compute`` that fails drops its cache file and lock, so the next call starts clean.
 """
@@ -61,7 +62,7 @@ class StrictInputs:
         """
         names = self._feature_names()
         given = {"predictions": predictions, "references": references, **kwargs}
-        self._check_arguments([k for k in kwargs if k not in names])
+        self._check_arguments(_others(names, predictions, references, kwargs))
         inputs = {k: given.get(k) for k in names}
         if all(v is None for v in inputs.values()):
             if self.writer is None:  # nothing added before either
@@ -79,7 +80,7 @@ class StrictInputs:
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """evaluate's ``add_batch``, with each column converted by pyarrow as its values are."""
         names = self._feature_names()
-        self._check_arguments([k for k in kwargs if k not in names], options=False)
+        self._check_arguments(_others(names, predictions, references, kwargs), options=False)
         batch = {"predictions": predictions, "references": references, **kwargs}
         batch = {name: batch.get(name) for name in names}
         self._check_present(batch)
@@ -100,6 +101,9 @@ class StrictInputs:
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """One row: ``add_batch`` of one-row columns (the same checks)."""
+        names = self._feature_names()
+        self._check_arguments([k for k, v in (("prediction", prediction), ("reference", reference))
+                               if v is not None and f"{k}s" not in names], options=False)
         one = {k: [v] for k, v in kwargs.items()}
         return self.add_batch(predictions=None if prediction is None else [prediction],
                               references=None if reference is None else [reference], **one)
@@ -141,6 +145,13 @@ class StrictInputs:
         self.filelocks, self.file_paths = [], []
         self.filelock = self.cache_file_name = self.selected_feature_format = None
         self.buf_writer = self.data = None
+
+
+def _others(names: list[str], predictions, references, kwargs: dict) -> list[str]:
+    """The arguments given that are no input of the module: evaluate's ``predictions`` and
+    ``references`` where the module has no such input, and every other unknown name."""
+    given = [k for k, v in (("predictions", predictions), ("references", references)) if v is not None]
+    return [k for k in [*given, *kwargs] if k not in names]
 
 
 def strict_table(module: str, batch: dict, candidates: list, *, later: bool = False):

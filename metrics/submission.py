@@ -3,8 +3,9 @@ between predicted and gold relatedness, per language, after aligning the predict
 pairs by ``PairID``.
 
 A submission is one CSV per language with the header ``PairID,Pred_Score`` (the task's scorer
-looks for ``pred_<lang>.csv``); every gold pair id must appear exactly once. A missing, extra or
-repeated id, a bad header, a score that is not a finite number: a
+looks for ``pred_<lang>.csv``); every gold pair id must appear exactly once. A file that cannot
+be read or is not UTF-8 CSV, a missing, extra or repeated id, a bad header, a score that is not a
+finite number: a
 :class:`~semrel.metrics.errors.DataValidationError` naming the file, the row (1-based, header
 excluded) and the id; nothing is dropped. The task ranks each language on its own (no overall
 score), so :func:`evaluate` returns one Spearman per language.
@@ -26,6 +27,7 @@ import numpy as np
 
 from .correlation import correlate
 from .errors import DataValidationError
+from .input_files import csv_error, read_text
 from .output_files import written_whole
 from .text_numbers import NUMBER_RULE, ascii_number
 
@@ -80,19 +82,21 @@ def submission_language(path) -> str | None:
     return match[1] if match else None
 
 
-def _rows(path: Path):
-    """(header, data rows with their 1-based numbers) of a UTF-8 CSV; a missing or empty file is
-    an error naming it."""
+def _rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """(header, data rows with their 1-based numbers) of a UTF-8 CSV; a missing, unreadable,
+    empty or malformed file is an error naming it (:mod:`.input_files`)."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise FileNotFoundError(f"{path}: no such file")
-    handle = path.open(newline="", encoding="utf-8-sig")
-    reader = csv.reader(handle)
-    header = next(reader, None)
+    reader = csv.reader(io.StringIO(read_text(path), newline=""))
+    try:
+        header = next(reader, None)
+        rows = list(enumerate(reader, start=1))
+    except csv.Error as err:
+        raise csv_error(path, err, reader) from None
     if header is None:
-        handle.close()
         raise DataValidationError(path, None, "empty file (no header)")
-    return header, handle, ((row, cells) for row, cells in enumerate(reader, start=1))
+    return header, rows
 
 
 def _number(file, row: int, pair_id: str, cell: str, what: str) -> float:
@@ -109,19 +113,18 @@ def _number(file, row: int, pair_id: str, cell: str, what: str) -> float:
 def read_predictions(path) -> IdScores:
     """A submission file: header ``PairID,Pred_Score`` (names compared case-insensitively, as the
     task's scorer does), then one row per pair: its id and a finite score; each id once."""
-    header, handle, rows = _rows(path)
-    with handle:
-        if [h.strip().lower() for h in header] != [h.lower() for h in PREDICTIONS_HEADER]:
-            raise DataValidationError(path, None, f"header must be {','.join(PREDICTIONS_HEADER)}",
-                                      f"got {','.join(header)}")
-        ids, scores = [], []
-        for row, cells in rows:
-            if len(cells) != 2:
-                raise DataValidationError(path, row, "a row has 2 fields (PairID,Pred_Score)",
-                                          f"got {len(cells)}: {cells!r}")
-            pair_id = cells[0].strip()
-            ids.append(pair_id)
-            scores.append(_number(path, row, pair_id, cells[1], "Pred_Score"))
+    header, rows = _rows(path)
+    if [h.strip().lower() for h in header] != [h.lower() for h in PREDICTIONS_HEADER]:
+        raise DataValidationError(path, None, f"header must be {','.join(PREDICTIONS_HEADER)}",
+                                  f"got {','.join(header)}")
+    ids, scores = [], []
+    for row, cells in rows:
+        if len(cells) != 2:
+            raise DataValidationError(path, row, "a row has 2 fields (PairID,Pred_Score)",
+                                      f"got {len(cells)}: {cells!r}")
+        pair_id = cells[0].strip()
+        ids.append(pair_id)
+        scores.append(_number(path, row, pair_id, cells[1], "Pred_Score"))
     if not ids:
         raise DataValidationError(path, None, "no predictions (a header only)")
     return IdScores(path, ids, scores)
@@ -132,24 +135,23 @@ def read_gold(path) -> IdScores:
     order (names case-insensitive, as the task's files have ``score``, ``Score`` and Punjabi's
     ``Text,Score,PairID``); other columns (``Text``) are ignored. A row without a score (labels
     not published) is an error."""
-    header, handle, rows = _rows(path)
-    with handle:
-        names = [h.strip().lower() for h in header]
-        missing = [c for c in ("pairid", "score") if names.count(c) != 1]
-        if missing:
-            raise DataValidationError(path, None, "header needs one PairID and one Score column",
-                                      f"got {','.join(header)}")
-        at_id, at_score = names.index("pairid"), names.index("score")
-        ids, scores = [], []
-        for row, cells in rows:
-            if len(cells) != len(header):
-                raise DataValidationError(path, row, f"a row has {len(header)} fields like the header",
-                                          f"got {len(cells)}")
-            pair_id = cells[at_id].strip()
-            if not cells[at_score].strip():
-                raise DataValidationError(path, row, "no gold Score (labels not published?)", pair_id)
-            ids.append(pair_id)
-            scores.append(_number(path, row, pair_id, cells[at_score], "Score"))
+    header, rows = _rows(path)
+    names = [h.strip().lower() for h in header]
+    missing = [c for c in ("pairid", "score") if names.count(c) != 1]
+    if missing:
+        raise DataValidationError(path, None, "header needs one PairID and one Score column",
+                                  f"got {','.join(header)}")
+    at_id, at_score = names.index("pairid"), names.index("score")
+    ids, scores = [], []
+    for row, cells in rows:
+        if len(cells) != len(header):
+            raise DataValidationError(path, row, f"a row has {len(header)} fields like the header",
+                                      f"got {len(cells)}")
+        pair_id = cells[at_id].strip()
+        if not cells[at_score].strip():
+            raise DataValidationError(path, row, "no gold Score (labels not published?)", pair_id)
+        ids.append(pair_id)
+        scores.append(_number(path, row, pair_id, cells[at_score], "Score"))
     if not ids:
         raise DataValidationError(path, None, "no gold pairs (a header only)")
     return IdScores(path, ids, scores)

@@ -20,7 +20,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from semrel.cli import UsageError, add_command
+from semrel.cli import UsageError, add_command, check_mirror
 
 DEFAULT_OUT = Path("build")
 log = logging.getLogger(__name__)
@@ -36,18 +36,6 @@ def _metric_names() -> list[str]:
     from semrel.publishing.spaces import metric_names
 
     return metric_names()
-
-
-def _check_mirror(mirror: str | None) -> None:
-    """A --mirror that does not exist is a usage error; -v says which mirror is used."""
-    from semrel.dataset_scripts.sources import mirror_dirs
-
-    for part in (mirror or "").split(os.pathsep):
-        if part and Path(part).expanduser().is_file():
-            raise UsageError(f"--mirror {part}: is a file, not a directory (expected <mirror>/<dataset-id>/<file>)")
-        if part and not Path(part).expanduser().is_dir():
-            raise UsageError(f"--mirror {part}: no such directory (expected <mirror>/<dataset-id>/<file>)")
-    log.debug("mirror: %s", os.pathsep.join(map(str, mirror_dirs(mirror))) or "none (upstream URLs)")
 
 
 def _folder(flag: str, path, *, exists: bool = False, write: bool = False, hint: str = "") -> Path:
@@ -109,7 +97,7 @@ def cmd_build(args) -> int:
     from semrel.publishing.report import build_report
     from semrel.publishing.spaces import SpaceError, build_space
 
-    _check_mirror(args.mirror)
+    check_mirror(args.mirror)
     _folder("--out", args.out, write=True)
     _check_cache_dir(args.cache_dir)
     datasets.disable_progress_bars()  # one summary line per split instead of a bar per file
@@ -168,7 +156,7 @@ def cmd_verify(args) -> int:
     from semrel.publishing.space_server import verify_space
     from semrel.publishing.spaces import SpaceError
 
-    _check_mirror(args.mirror)
+    check_mirror(args.mirror)
     _folder("--out", args.out, exists=True, hint=": run `semrel build` first")
     _check_cache_dir(args.cache_dir)
     data_dirs = _data_dirs(args.data_dir)
@@ -213,7 +201,7 @@ def cmd_push(args) -> int:
     ``--dry-run`` lists what each repo would receive and runs the same checks offline."""
     from semrel.publishing import publish
 
-    _check_mirror(args.mirror)
+    check_mirror(args.mirror)
     if args.only:
         _selected(args.only)  # a typo: exit 2 with the known names
     for model in args.model:

@@ -159,11 +159,12 @@ def reliability(args) -> int:
 
 
 def design(args) -> int:
+    from ..input_files import read_text
     from .design import generate_tuples
 
-    if not args.items.is_file():
+    if not args.items.exists():
         raise FileNotFoundError(f"{args.items}: no such file (one item per line)")
-    items = [line.strip() for line in args.items.read_text(encoding="utf-8").splitlines() if line.strip()]
+    items = [line.strip() for line in read_text(args.items, header=False).splitlines() if line.strip()]
     result = generate_tuples(items, k=args.k, factor=args.factor, n_designs=args.designs, seed=args.seed)
     write_csv(args.csv, [f"Item{i + 1}" for i in range(args.k)], result.tuples.tolist())
     log.info("%d tuples of %d items; pair co-occurrence std %.4f (best of %d designs)",

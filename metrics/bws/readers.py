@@ -1,11 +1,12 @@
 """Readers for Best-Worst Scaling annotation files, one annotation per row.
 
 - NRC layout (Kiritchenko & Mohammad's scripts): a header with ``Item1..Itemk``, ``BestItem``,
-  ``WorstItem`` (other columns ignored); best/worst are item texts.
+  ``WorstItem`` (other columns ignored); best/worst are item texts. The item id is the
+  whitespace-normalised text (:func:`normalised`: ``" i1"`` and ``"i1"`` are one item).
 - SemEval-2024 Task 1 layout (``BWS_annotations/*.csv``): k item columns then best, worst, header
   names vary; every item cell is a Python list literal of two sentences, best/worst are 1-based
-  positions. The item id is the whitespace-normalised pair ``"sentence1\\nsentence2"``. Text after
-  the closing ``]`` (a stray ``.``, ``$``, ``,`` ...) is ignored and counted in ``repaired``.
+  positions. The item id is the pair of whitespace-normalised sentences ``"sentence1\\nsentence2"``.
+  Text after the closing ``]`` (a stray ``.``, ``$``, ``,`` ...) is ignored and counted in ``repaired``.
 
 Rows are numbered from 1, header excluded. A row that cannot be read, or that breaks a rule of
 :func:`counting.encode_annotations`, raises ``DataValidationError(file, row, rule)``;
@@ -24,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataValidationError
+from ..input_files import csv_error, read_text
 from .counting import Annotations, OnInvalid, encode_annotations, factorize, no_gc
 
 UNREADABLE = "cell is not a list literal of two sentences"
@@ -50,9 +52,25 @@ def read_nrc(path, *, item_columns=None, best_column: str = "BestItem",
         raise DataValidationError(str(path), None, "fewer than 2 item columns",
                                   f"a tuple needs Item1..Itemk with k >= 2; header is {columns}")
     at = {c: columns.index(c) for c in columns}
-    return encode_annotations(table[:, [at[c] for c in item_columns]], table[:, at[best_column]],
-                              table[:, at[worst_column]], choice="item", on_invalid=on_invalid,
+    cells = _normalised_cells(table[:, [at[c] for c in [*item_columns, best_column, worst_column]]])
+    return encode_annotations(cells[:, :-2], cells[:, -2], cells[:, -1], choice="item", on_invalid=on_invalid,
                               rows=np.arange(1, len(table) + 1), source=str(path))
+
+
+def normalised(text: str) -> str:
+    """``text`` with each run of whitespace as one space and none at the ends: the item ids of both
+    layouts.
+
+    >>> normalised("  a\tcat  sat ")
+    'a cat sat'
+    """
+    return " ".join(text.split())
+
+
+def _normalised_cells(cells: np.ndarray) -> np.ndarray:
+    """:func:`normalised` of every cell (each distinct text once)."""
+    codes, distinct = factorize(cells)
+    return np.array([normalised(text) for text in distinct], dtype=object)[codes].reshape(cells.shape)
 
 
 def read_semeval_2024(path, *, on_invalid: OnInvalid = "raise") -> Annotations:
@@ -96,16 +114,7 @@ def _read_table(path) -> tuple[list[str], np.ndarray]:
     """(header, (rows, columns) array of str) of a UTF-8 CSV; an unreadable, empty, non-UTF-8 or
     truncated file, or a row whose field count differs from the header's, is a DataValidationError."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise DataValidationError(str(path), None, "file cannot be read", err.strerror or str(err)) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n")  # the header is line 0, so this is the data row
-        raise DataValidationError(str(path), line or None, "file is not UTF-8 text",
-                                  f"byte {raw[err.start:err.start + 1]!r} at offset {err.start}") from None
+    text = read_text(path)
     if '"' not in text and "\r" not in text.replace("\r\n", "\n"):  # no quoting: one split, no csv module
         return _split_table(path, text.replace("\r\n", "\n") if "\r" in text else text)
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
@@ -113,8 +122,7 @@ def _read_table(path) -> tuple[list[str], np.ndarray]:
         header = next(reader, None)
         rows = list(reader)
     except csv.Error as err:
-        raise DataValidationError(str(path), reader.line_num - 1 or None,
-                                  "malformed CSV (truncated file or unclosed quote?)", str(err)) from None
+        raise csv_error(path, err, reader) from None
     if not header:
         raise DataValidationError(str(path), None, "file is empty (no header, no rows)")
     if not rows:
@@ -166,7 +174,7 @@ def read_header(path) -> list[str]:
     try:
         with Path(path).open(encoding="utf-8-sig", newline="") as f:
             return next(csv.reader([f.readline()]), [])
-    except (OSError, UnicodeDecodeError):
+    except (OSError, UnicodeDecodeError, csv.Error):
         return read_table(path)[0]  # raises the DataValidationError that names the problem
 
 
@@ -180,4 +188,4 @@ def _parse_pair(cell: str) -> tuple[str | None, bool]:
         pair = None
     if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(s, str) and s.strip() for s in pair)):
         return None, False
-    return "\n".join(" ".join(s.split()) for s in pair), end < len(text)
+    return "\n".join(map(normalised, pair)), end < len(text)

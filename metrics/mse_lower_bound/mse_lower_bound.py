@@ -52,8 +52,9 @@ class MseLowerBound(StrictInputs, evaluate.Metric):
         evaluate has no optional inputs: ``compute`` fills an input left out with None and its
         ``add_batch`` then fails (``object of type 'NoneType' has no len()``).
         """
-        if predictions is None and kwargs.get("annotations") is not None:
-            predictions = [None] * len(kwargs["annotations"])
+        annotations = kwargs.get("annotations")
+        if predictions is None and hasattr(annotations, "__len__") and not isinstance(annotations, (str, bytes, dict)):
+            predictions = [None] * len(annotations)
         return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def _compute(self, annotations, predictions=None, model="t", on_invalid="raise"):

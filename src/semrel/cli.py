@@ -77,6 +77,24 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
         return f"{action.help} (default: %(default)s)"
 
 
+def check_mirror(mirror: str | None) -> None:
+    """A ``--mirror`` that names no directory (each of its ``os.pathsep``-separated parts) is a
+    :class:`UsageError`; ``-v`` says which mirror is used. Every command that reads upstream files
+    checks its flag here."""
+    import os
+    from pathlib import Path
+
+    from semrel.dataset_scripts.sources import mirror_dirs
+
+    for part in (mirror or "").split(os.pathsep):
+        if part and Path(part).expanduser().is_file():
+            raise UsageError(f"--mirror {part}: is a file, not a directory (expected <mirror>/<dataset-id>/<file>)")
+        if part and not Path(part).expanduser().is_dir():
+            raise UsageError(f"--mirror {part}: no such directory (expected <mirror>/<dataset-id>/<file>)")
+    logging.getLogger(__name__).debug("mirror: %s", os.pathsep.join(map(str, mirror_dirs(mirror)))
+                                      or "none (upstream URLs)")
+
+
 def add_command(commands, name: str, run, help: str, description: str | None = None) -> Parser:
     """A subcommand whose parsed arguments go to ``run(args) -> int``."""
     sub = commands.add_parser(name, help=help, description=description or help)

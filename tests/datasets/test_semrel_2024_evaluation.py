@@ -3,6 +3,7 @@ evaluation run as a user runs it, on the real mirrored files."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -117,3 +118,111 @@ def test_results_page_shows_the_baselines_of_results_json():
     for language, by_split in stored["table"].items():
         assert by_split.get("test", {}).get("labse") == LABSE.get(language if "test" in by_split else None)
         assert by_split.get("test", {}).get("best") == BEST.get(language if "test" in by_split else None)
+
+
+# --- every input of `semrel evaluate`: a file it cannot read, a flag that cannot serve ------------
+
+def deny(monkeypatch, *paths):
+    """Reading ``paths`` (or anything under them) fails as a file without read permission does (the
+    tests run as root, whom chmod does not stop)."""
+    import builtins
+    import io
+
+    def guarded(real):
+        def open_(file, *args, **kwargs):
+            if isinstance(file, (str, os.PathLike)) and any(
+                    str(file) == str(p) or str(file).startswith(f"{p}{os.sep}") for p in paths):
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(file))
+            return real(file, *args, **kwargs)
+        return open_
+    monkeypatch.setattr(io, "open", guarded(io.open))
+    monkeypatch.setattr(builtins, "open", guarded(builtins.open))
+
+
+def read_only(monkeypatch, folder):
+    """Making folders in ``folder`` fails as on a read-only file system."""
+    real = os.makedirs
+
+    def makedirs(name, *args, **kwargs):
+        if str(name).startswith(str(folder)):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(name))
+        return real(name, *args, **kwargs)
+    monkeypatch.setattr(os, "makedirs", makedirs)
+
+
+def full_disk_check(monkeypatch, folder):
+    import datasets.builder
+
+    monkeypatch.setattr(datasets.builder, "has_sufficient_disk_space", lambda *args, **kwargs: False)
+
+
+def full_disk_while_writing(monkeypatch, folder):
+    import datasets.arrow_writer
+
+    def finalize(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(datasets.arrow_writer.ArrowWriter, "finalize", finalize)
+
+
+def latin1(path):
+    path.write_bytes(path.read_bytes() + "Pair_\xe9,0.5\n".encode("latin-1"))
+
+
+INPUTS = [  # (id, arguments after "evaluate", a change to the files or the process, the one line or None: a
+    # result; every file and flag in its own words, so paths with spaces stay whole)
+    ("predictions through a link", "{link} --gold {gold} --language amh --json", None, None),
+    ("predictions a dangling link", "{dangling} --gold {gold} --language amh", None, "{dangling}: no such file"),
+    ("predictions a folder", "{folder} --gold {gold} --language amh", None,
+     "{folder}: file cannot be read (Is a directory)"),
+    ("gold a folder", "{pred} --gold {folder}", None, "{folder}: file cannot be read (Is a directory)"),
+    ("predictions unreadable", "{pred} --gold {gold}", lambda mp, d: deny(mp, d["pred"]),
+     "{pred}: file cannot be read (Permission denied)"),
+    ("gold unreadable", "{pred} --gold {gold}", lambda mp, d: deny(mp, d["gold"]),
+     "{gold}: file cannot be read (Permission denied)"),
+    ("predictions not UTF-8", "{pred} --gold {gold}", lambda mp, d: latin1(d["pred"]),
+     "{pred}: row 172: file is not UTF-8 text (byte b'\\xe9' at offset {offset})"),
+    ("a field over the csv module's limit", "{pred} --gold {gold}",
+     lambda mp, d: d["pred"].write_text("PairID,Pred_Score\n" + "x" * 131_073 + ",1\n"),
+     "{pred}: row 1: a field is longer than 131,072 characters (an unclosed quote?)"),
+    ("--mirror missing", "{pred} --split test --mirror {missing}", None,
+     "--mirror {missing}: no such directory (expected <mirror>/<dataset-id>/<file>)"),
+    ("--mirror a file", "{pred} --split test --mirror {gold}", None,
+     "--mirror {gold}: is a file, not a directory (expected <mirror>/<dataset-id>/<file>)"),
+    ("--cache-dir a file", "{pred} --split test --mirror {mirror} --cache-dir {gold}", None,
+     "--cache-dir {gold}: is a file, not a folder"),
+    ("--cache-dir read-only", "{pred} --split test --mirror {mirror} --cache-dir {cache}",
+     lambda mp, d: read_only(mp, d["cache"]), "--cache-dir {cache}: cannot be written (Read-only file system)"),
+    ("--cache-dir full", "{pred} --split test --mirror {mirror} --cache-dir {cache}",
+     lambda mp, d: full_disk_check(mp, d["cache"]), "--cache-dir {cache}: cannot be written (Not enough disk space)"),
+    ("--cache-dir full while writing", "{pred} --split test --mirror {mirror} --cache-dir {cache}",
+     lambda mp, d: full_disk_while_writing(mp, d["cache"]),
+     "--cache-dir {cache}: cannot be written (No space left on device)"),
+    ("a mirror file unreadable", "{pred} --split test --mirror {mirror} --cache-dir {cache}",
+     lambda mp, d: deny(mp, d["mirror"] / "semrel-2024"),
+     "{mirror}/semrel-2024/Track A/amh/amh_train.csv: cannot be read (Permission denied)"),
+]
+
+
+@pytest.mark.parametrize("argv, change, line", [c[1:] for c in INPUTS], ids=[c[0] for c in INPUTS])
+def test_every_input_is_answered_in_one_line(submission, mirror, tmp_path, monkeypatch, capsys, argv, change, line):
+    """Exit status 2 and, after any progress bars of the datasets build, one line naming the file or
+    flag and the cause; a link to a good file is read as the file."""
+    pred, _ = submission
+    places = {"pred": pred, "gold": mirror / AMH_TEST, "folder": tmp_path / "folder", "link": tmp_path / "link.csv",
+              "dangling": tmp_path / "dangling.csv", "missing": tmp_path / "missing", "mirror": mirror,
+              "cache": tmp_path / "cache"}
+    places["folder"].mkdir()
+    places["link"].symlink_to(pred)
+    places["dangling"].symlink_to(tmp_path / "gone.csv")
+    offset = len(pred.read_bytes())  # where a byte appended to the predictions file is
+    if change is not None:
+        change(monkeypatch, places)
+    code = main(["evaluate", *(word.format(**places) for word in argv.split(" "))])
+    out, err = capsys.readouterr()
+    if line is None:
+        assert code == 0, err
+        assert json.loads(out)[0]["pairs"] == 171
+        return
+    assert code == 2 and out == ""
+    assert err.splitlines()[-1] == f"semrel evaluate: error: {line.format(**places, offset=offset + 5)}"
+    assert err.count("error") == 1

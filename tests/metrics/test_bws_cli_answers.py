@@ -166,3 +166,70 @@ def test_temporary_files_are_beside_the_target(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr("tempfile.mkstemp", spy)
     assert main(["bws", "score", str(tmp_path / "nrc.csv"), "--csv", str(tmp_path / "sub" / "o.csv")]) == 0
     assert [str(d) for d in seen] == [str(tmp_path / "sub")]
+
+
+# --- every input argument of every bws command: a link, a folder, a file it cannot read ----------
+
+def _deny(monkeypatch, path):
+    """Reading ``path`` fails as a file without read permission does (the tests run as root)."""
+    import builtins
+    import io
+
+    def guarded(real):
+        def open_(file, *args, **kwargs):
+            if isinstance(file, (str, os.PathLike)) and str(file) == str(path):
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(file))
+            return real(file, *args, **kwargs)
+        return open_
+    monkeypatch.setattr(io, "open", guarded(io.open))
+    monkeypatch.setattr(builtins, "open", guarded(builtins.open))
+
+
+INPUT_COMMANDS = {  # command -> (its input file, the arguments around it)
+    "score": ("nrc.csv", []),
+    "reliability": ("nrc.csv", ["--trials", "5"]),
+    "design": ("items.txt", ["--designs", "2", "--csv", "{tmp}/tuples.csv"]),
+}
+KINDS = [  # (id, what the input argument is, the one line after "FILE: ", or None: read as the file itself)
+    ("a link", "link", None),
+    ("a dangling link", "dangling", {"score": "file cannot be read (No such file or directory)",
+                                     "reliability": "file cannot be read (No such file or directory)",
+                                     "design": "no such file (one item per line)"}),
+    ("a folder", "folder", "file cannot be read (Is a directory)"),
+    ("an unreadable file", "unreadable", "file cannot be read (Permission denied)"),
+    ("not UTF-8", "latin-1", {"score": "row 4: file is not UTF-8 text (byte b'\\xe9' at offset 79)",
+                              "reliability": "row 4: file is not UTF-8 text (byte b'\\xe9' at offset 79)",
+                              "design": "row 9: file is not UTF-8 text (byte b'\\xe9' at offset 56)"}),
+]
+INPUT_CASES = [(command, kind, line) for command in INPUT_COMMANDS for _, kind, line in KINDS]
+
+
+@pytest.mark.parametrize("command, kind, line", INPUT_CASES, ids=[f"{c} {k}" for c, k, _ in INPUT_CASES])
+def test_input_arguments(tmp_path, capsys, monkeypatch, command, kind, line):
+    name, around = INPUT_COMMANDS[command]
+    (tmp_path / "nrc.csv").write_text(NRC, encoding="utf-8")
+    (tmp_path / "items.txt").write_text("".join(f"item {i}\n" for i in range(8)), encoding="utf-8")
+    given = tmp_path / f"given-{name}"
+    if kind == "link":
+        given.symlink_to(tmp_path / name)
+    elif kind == "dangling":
+        given.symlink_to(tmp_path / "gone.csv")
+    elif kind == "folder":
+        given.mkdir()
+    else:
+        given.write_bytes((tmp_path / name).read_bytes() + ("\xe9\n" if kind == "latin-1" else "").encode("latin-1"))
+        if kind == "unreadable":
+            _deny(monkeypatch, given)
+    args = [a.format(tmp=tmp_path) for a in around]
+    code = main(["bws", command, str(given), *args])
+    out, err = capsys.readouterr()
+    if line is None:
+        written = (tmp_path / "tuples.csv").read_text() if command == "design" else None
+        assert code == 0 and main(["bws", command, str(tmp_path / name), *args]) == 0, err
+        again = capsys.readouterr().out
+        cells = [row.split() for row in out.replace(str(given), str(tmp_path / name)).splitlines()]
+        assert cells == [row.split() for row in again.splitlines()]  # the same table, but for the file's name
+        assert written is None or written == (tmp_path / "tuples.csv").read_text()
+        return
+    line = line[command] if isinstance(line, dict) else line
+    assert code == 2 and err == f"semrel bws {command}: error: {given}: {line}\n"
