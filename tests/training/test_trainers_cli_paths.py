@@ -119,7 +119,7 @@ CV = ["cv", "--dataset", "str-2021", "--mirror", "{mirror}", "--cache-dir", "{ca
 PREDICT = ["predict", "--dataset", "{data}", "--score-range", "0", "1"]
 ENSEMBLE = ["ensemble", "--member", "{run}"]
 BASE_FAULTS = {  # model input fault -> what the one line says after "--model PATH: "
-    "missing": "neither a model folder nor a packaged model name (minilm, mpnet)",
+    "missing": "neither a model folder nor a packaged model name (e5-small, minilm, mpnet)",
     "empty": "is an empty folder, not a model folder",
     "truncated-config": "config.json is not valid JSON (truncated or corrupt: Unterminated "
                         "string starting at, line 15 column 3)",
