@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from semrel.cli import UsageError, add_command
+from semrel.command_line import UsageError, add_command
 
 SPLITS = ("train", "dev", "validation", "test")  # semrel_2024.evaluation.SPLITS (no import here)
 

@@ -23,10 +23,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from semrel.cli import UsageError, add_command, integer, number
+from semrel.command_line import UsageError, add_command, integer, number
+from semrel.dataset_scripts.schema import check_score_range
 from semrel.metrics.errors import ParameterError
 
-from .options import OPTIONS, check_arguments, check_score_range
+from .options import OPTIONS, check_arguments
 from .selection import SELECTION_FLAGS, add_selection_args, selection_values
 
 ENSEMBLE_METHODS = ("rank", "stack", "ridge", "gbm")  # trainers.ensemble.METHODS (no torch here)
@@ -194,9 +195,9 @@ def _model(name: str) -> str:
 
 def _check_paths(args) -> None:
     """Every folder or file argument of the command, before anything is loaded or trained
-    (:mod:`~trainers.folders`): the models read (``--model``, ``--resume``, ``--member``,
+    (:mod:`~trainers.run_folder`): the models read (``--model``, ``--resume``, ``--member``,
     ``--cv-dir``), then the places written (``--output``, ``--cache-dir``)."""
-    from . import folders
+    from . import run_folder as folders
 
     if args.command in ("fit", "cv") and args.model is not None:
         folders.check_transformer_folder(_model(args.model), "name_or_path")
@@ -219,7 +220,7 @@ def _check_paths(args) -> None:
 
 def _member_model(spec: str, model: str) -> str:
     """A cv ``--member``'s model folder, checked; its faults name the member."""
-    from .folders import check_transformer_folder
+    from .run_folder import check_transformer_folder
 
     try:
         return str(check_transformer_folder(_model(model), "name_or_path"))
@@ -231,8 +232,9 @@ def _predict_range(args, load_kwargs: dict):
     """``predict``'s data, on the score range the run at ``--model`` was trained on: a
     ``--score-range`` that differs from it is refused, and data that records no range takes
     it."""
-    from .folders import recorded_score_range
-    from .training import load_pairs
+    from semrel.dataset_scripts.pairs import load_pairs
+
+    from .run_folder import recorded_score_range
 
     recorded = recorded_score_range(args.model)
     if recorded is not None and args.score_range is not None:
@@ -338,18 +340,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "cv" and not (args.model or args.member):
         raise UsageError("cv needs --model (or --member ENCODER@MODEL, repeated)")
     _check_paths(args)
+    from semrel.dataset_scripts.pairs import load_pairs
+
     from .arguments import PairTrainingArguments
-    from .training import (
-        cross_validate,
-        cross_validate_members,
-        fit,
-        load_pairs,
-        mean_interval,
-        mean_scores,
-        parse_member,
-        predict,
-        write_submission,
-    )
+    from .cross_validation import cross_validate, cross_validate_members, parse_member
+    from .fitting import fit
+    from .prediction import predict, write_submission
+    from .run_folder import CARD, METRICS
+    from .summaries import mean_interval, mean_scores
 
     if args.command == "fit":
         model = _model(args.model)
@@ -360,7 +358,7 @@ def _run(args: argparse.Namespace) -> int:
         split = f" ({result.eval_split})" if result.eval_split else ""
         _print_scores(f"{args.dataset}/{args.config}{split}", result)
         _print_selection(f"{args.dataset}/{args.config}", result)
-        print(f"model, README.md and metrics.json in {args.output}")
+        print(f"model, {CARD} and {METRICS} in {args.output}")
     elif args.command == "cv" and args.member:
         members = []
         for spec in args.member:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from semrel.metrics.errors import ParameterError
 
+ENCODER_KINDS = ("cross", "bi", "tri")  # trainers.models.MODEL_CLASSES, named here without torch
 ON_INVALID = ("raise", "omit")
 COMPILE_MODES = ("none", "default", "reduce-overhead", "max-autotune")
 PRECISIONS = ("auto", "bf16", "fp32")
@@ -127,14 +128,3 @@ def check_arguments(values) -> None:
     for name, (test, rule) in RULES.items():
         if name in values and not test(values[name]):
             raise ParameterError(name, values[name], rule)
-
-
-def check_score_range(score_range) -> tuple[float, float]:
-    """``(lo, hi)``: two finite numbers with ``lo < hi``, else a ParameterError."""
-    try:
-        lo, hi = (float(x) for x in score_range)
-    except (TypeError, ValueError):
-        raise ParameterError("score_range", score_range, "must be two numbers (lo, hi)") from None
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ParameterError("score_range", (lo, hi), "must be two finite numbers lo < hi")
-    return lo, hi

@@ -27,11 +27,22 @@ import pytest
 import safetensors.torch
 
 from semrel.cli import main
+from semrel.dataset_scripts.pairs import load_pairs
 from semrel.metrics.errors import ParameterError
-from semrel.trainers.ensemble import Ensemble, cv_ensemble, cv_predictions, load_run
-from semrel.trainers.folders import check_cv_folder, check_run_folder, recorded_score_range
+from semrel.trainers.arguments import recorded_options, stored_options
+from semrel.trainers.combination import cv_ensemble, cv_predictions
+from semrel.trainers.ensemble import Ensemble
+from semrel.trainers.fitting import fit, run_fingerprint
 from semrel.trainers.models import PairEncoder, build_model
-from semrel.trainers.training import check_output, fit, load_pairs, predict
+from semrel.trainers.prediction import predict
+from semrel.trainers.run_folder import (
+    check_cv_folder,
+    check_output,
+    check_run_folder,
+    last_complete_checkpoint,
+    load_run,
+    recorded_score_range,
+)
 from trainer_fixtures import small_args, tiny_encoder, toy_pairs
 
 SAVED = Path(__file__).parents[1] / "fixtures" / "saved_runs"
@@ -147,20 +158,17 @@ def test_saved_cv_predictions_give_the_same_ensembles(saved):
 def test_saved_fingerprints_are_the_runs_of_today(saved):
     """The fingerprint a run saved is the one the same arguments give now: resuming checks it."""
     data = load_pairs("toy-cv", "cv-fold-0")
-    from semrel.trainers.training import run_fingerprint
-
     run = run_fingerprint(data, "base", small_args("run", **RUN_ARGS))
-    check_output(Path("run"), run, resume="last")
+    check_output(Path("run"), run, resume="last", as_recorded=stored_options)
     with pytest.raises(ParameterError, match="holds another run"):
         check_output(Path("run"), run_fingerprint(data, "base", small_args("run", seed=4)),
-                     resume="last")
+                     resume="last", as_recorded=stored_options)
     with pytest.raises(ParameterError, match="already holds a run"):
         check_output(Path("run"), run)
-    from semrel.trainers.arguments import recorded_options
-
     cv_run = {"cv": "cv", "data": "toy-cv", "model": "base",
               "options": recorded_options(small_args("cv/bi", encoder="bi"))}
-    check_output(Path("cv/bi"), cv_run, resume=True)
+    check_output(Path("cv/bi"), cv_run, resume=True, as_recorded=stored_options)
+    assert last_complete_checkpoint(Path("run/checkpoints")).name == "checkpoint-2"
 
 
 @pytest.mark.slow  # trains (no step: the saved run ended at its last checkpoint)
