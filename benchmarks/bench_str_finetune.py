@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from semrel.dataset_scripts.pairs import load_pairs
 from semrel.trainers.arguments import (
     PairTrainingArguments,
     device_kwargs,
@@ -46,13 +47,16 @@ from semrel.trainers.arguments import (
     recorded_options,
     stored_options,
 )
+from semrel.trainers.combination import cv_ensemble, rank_average, spearman
+from semrel.trainers.cross_validation import parse_member
 from semrel.trainers.data import prepare_pairs, pretokenize_pairs
-from semrel.trainers.ensemble import check_same_rows, cv_ensemble, load_run, rank_average, spearman
+from semrel.trainers.fitting import fit
 from semrel.trainers.models import build_model
 from semrel.trainers.options import PRECISIONS
 from semrel.trainers.pretrained import resolve_model
+from semrel.trainers.run_folder import check_same_rows, load_run
+from semrel.trainers.summaries import per_source_spearman
 from semrel.trainers.trainer import EpochClock, PairTrainer, similarity_scores
-from semrel.trainers.training import fit, load_pairs, parse_member, per_source_spearman
 
 PAPER_CV = {"STS": 0.79, "SNLI": 0.80, "Stance": 0.49, "Goodreads": 0.73, "Wikipedia": 0.79,
             "Formality": 0.86, "ParaNMT": 0.80}  # Abdalla et al., Table 6, SBERT(RoBERTa) CV

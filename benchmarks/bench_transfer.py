@@ -75,41 +75,34 @@ def load_cache(path: Path) -> dict:
 
 def save_record(path: Path, key: str, record: dict) -> None:
     """Adds one result to the file as it is now (another study may have added its own since this
-    one started), written beside and renamed in: a run killed while writing leaves the previous
-    file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    one started), written whole: a run killed while writing leaves the previous file."""
+    from semrel.metrics.output_files import write_whole
+
     cache = {**load_cache(path), key: record}
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(cache, indent=1, sort_keys=True))
-    os.replace(tmp, path)
+    write_whole(path, json.dumps(cache, indent=1, sort_keys=True), "results")
 
 
 def write_predictions(folder: Path, name: str, data, split: str, scores, kind: str) -> None:
-    """A non-trained candidate's scores in the format of ``eval_predictions.json``
-    (:func:`semrel.trainers.ensemble.load_run` reads it)."""
+    """A non-trained candidate's scores as a run's predictions file ``name``, with the pairs'
+    texts (:func:`semrel.trainers.run_folder.write_predictions`)."""
     from semrel.trainers.data import prepare_pairs
+    from semrel.trainers.run_folder import write_predictions as write
 
-    rows = data.splits[split]
-    labels = prepare_pairs(rows, data.score_range, where=f"{data.name}/{split}")["labels"]
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / name).write_text(json.dumps({
-        "data": data.name, "split": split, "score_range": list(data.score_range), "encoder": kind,
-        "conditional": False, "ids": list(rows["pair_id"]), "predictions": [float(s) for s in scores],
-        "labels": [float(y) for y in labels], "sentence1": list(rows["sentence1"]),
-        "sentence2": list(rows["sentence2"])}))
+    labels = prepare_pairs(data.splits[split], data.score_range, where=f"{data.name}/{split}")["labels"]
+    write(folder, name, data, split, scores, labels, encoder=kind, conditional=False, sentences=True,
+          parameter="folder")
 
 
 def untrained(spec: str, folder: Path, train, dev, model_paths: dict) -> dict:
     """``dice`` or ``zeroshot@MODEL`` on the fold's test split (``train`` None: none) and on
     eng dev."""
     from semrel.metrics.overlap import dice
-    from semrel.trainers.ensemble import PREDICTIONS_FILE, load_run
-    from semrel.trainers.selection import SELECTION_FILE
+    from semrel.trainers.run_folder import PREDICTIONS, SELECTION, load_run
 
     start = time.perf_counter()
     scored = {}
-    for name, data, split in ((PREDICTIONS_FILE, train, "test"),
-                              (SELECTION_FILE, dev.data, dev.split)):
+    for name, data, split in ((PREDICTIONS, train, "test"),
+                              (SELECTION, dev.data, dev.split)):
         if data is None:  # trained on all of SemRel-2024 eng train: no labelled test split
             continue
         rows = data.splits[split]
@@ -121,8 +114,8 @@ def untrained(spec: str, folder: Path, train, dev, model_paths: dict) -> dict:
         write_predictions(folder, name, data, split, scores, "dice" if spec == "dice" else "bi")
         run = load_run(folder, name)
         scored[name] = float(spearman_of(run.predictions, run.labels))
-    return {"cv_test": scored.get(PREDICTIONS_FILE), "dev_kept": scored[SELECTION_FILE],
-            "dev_last": scored[SELECTION_FILE], "kept_epoch": None, "curve": [],
+    return {"cv_test": scored.get(PREDICTIONS), "dev_kept": scored[SELECTION],
+            "dev_last": scored[SELECTION], "kept_epoch": None, "curve": [],
             "train_seconds": 0.0, "score_seconds": time.perf_counter() - start}
 
 
@@ -157,7 +150,7 @@ def zero_shot(model: str, model_paths: dict):
 
 
 def spearman_of(predictions, labels) -> float:
-    from semrel.trainers.ensemble import spearman
+    from semrel.trainers.combination import spearman
 
     return spearman(predictions, labels)
 
@@ -165,10 +158,13 @@ def spearman_of(predictions, labels) -> float:
 def trained(spec: str, folder: Path, train, dev, args) -> dict:
     """Fit the candidate (resuming a cut-off run of the same settings), or read a finished
     run's ``metrics.json``."""
+    from semrel.metrics.errors import ParameterError
     from semrel.trainers.arguments import PairTrainingArguments
+    from semrel.trainers.cross_validation import parse_member
+    from semrel.trainers.fitting import fit
     from semrel.trainers.pretrained import resolve_model
+    from semrel.trainers.run_folder import CHECKPOINTS, METRICS, last_complete_checkpoint, read_metrics
     from semrel.trainers.selection import selection_arguments
-    from semrel.trainers.training import fit, parse_member
 
     _, model, values = parse_member(spec)
     model_path = args.model_path.get(model) or resolve_model(model)
@@ -176,14 +172,16 @@ def trained(spec: str, folder: Path, train, dev, args) -> dict:
               **selection_arguments("spearman", args.eval_steps), "output_dir": str(folder)}
     if args.max_steps > 0:  # a smoke run: evaluate (and checkpoint) every step
         kwargs.update(selection_arguments("spearman", 1))
-    metrics = folder / "metrics.json"
-    if not metrics.is_file():
-        complete = [p for p in (folder / "checkpoints").glob("checkpoint-*")
-                    if (p / "trainer_state.json").is_file()]
+    if not (folder / METRICS).is_file():
+        try:
+            last_complete_checkpoint(folder / CHECKPOINTS)
+            complete = True
+        except ParameterError:  # none yet
+            complete = False
         fit(train, model_path, PairTrainingArguments(**kwargs), eval_data=dev,
             resume_from_checkpoint="last" if complete else None,
             overwrite=not complete and folder.exists())
-    result = json.loads(metrics.read_text())
+    result = read_metrics(folder)
     selection = result["selection"]
     curve = [(e["epoch"], e["spearman"]) for e in selection["curve"]]
     return {"cv_test": result["spearman"] if result["eval_split"] == "test" else None,
@@ -201,7 +199,7 @@ def key_of(spec: str, fold, args, dev) -> str:
 
 
 def run_candidate(spec: str, fold, args, cache: dict, dev) -> dict:
-    from semrel.trainers.training import load_pairs
+    from semrel.dataset_scripts.pairs import load_pairs
 
     key = key_of(spec, fold, args, dev)
     if key in cache and not args.force:
@@ -231,9 +229,9 @@ def fmt(value) -> str:
 def ensembles(records: list[dict], specs: list[list[str]], learners=("ridge",)) -> list[dict]:
     """Rank averages and cross-fitted learned stacks (``learners``: ridge, gbm) over each member
     set (see module docstring)."""
-    from semrel.trainers.ensemble import PREDICTIONS_FILE, check_same_rows, load_run, rank_average
-    from semrel.trainers.selection import SELECTION_FILE
-    from semrel.trainers.stacking import fit_learned_stack, fit_rows
+    from semrel.trainers.combination import rank_average
+    from semrel.trainers.run_folder import PREDICTIONS, SELECTION, check_same_rows, load_run
+    from semrel.trainers.stacking import fit_learned_stack, fit_rows, pair_texts
 
     by_spec = {r["spec"]: r for r in records}
     out = []
@@ -242,25 +240,20 @@ def ensembles(records: list[dict], specs: list[list[str]], learners=("ridge",)) 
         if len(chosen) < 2 or any(r["cv_test"] is None for r in chosen):
             continue
         split = {}
-        for name in (PREDICTIONS_FILE, SELECTION_FILE):
+        for name in (PREDICTIONS, SELECTION):
             runs = [load_run(r["folder"], name) for r in chosen]
             check_same_rows(runs)
-            raw = json.loads((Path(chosen[0]["folder"]) / name).read_text())
-            texts = (raw.get("sentence1"), raw.get("sentence2"))
-            if texts[0] is None:
-                from semrel.trainers.stacking import pair_texts
-
-                texts = pair_texts(runs[0], name)
+            texts = pair_texts(runs[0], name)  # as the file records them, else from the data
             split[name] = (runs, np.column_stack([r.predictions for r in runs]), runs[0].labels,
                            texts)
         row = {"members": [r["spec"] for r in chosen]}
-        for name, key in ((PREDICTIONS_FILE, "cv_test"), (SELECTION_FILE, "dev")):
+        for name, key in ((PREDICTIONS, "cv_test"), (SELECTION, "dev")):
             row[f"rank_{key}"] = spearman_of(rank_average(split[name][1]), split[name][2])
         row["stacks"] = {}
         for learner in learners:
             scored = row["stacks"][learner] = {}
-            for fit_name, score_name, key in ((PREDICTIONS_FILE, SELECTION_FILE, "dev"),
-                                              (SELECTION_FILE, PREDICTIONS_FILE, "cv_test")):
+            for fit_name, score_name, key in ((PREDICTIONS, SELECTION, "dev"),
+                                              (SELECTION, PREDICTIONS, "cv_test")):
                 runs, x, y, (s1, s2) = split[fit_name]
                 stack = fit_learned_stack(x, y, learner=learner, fit_on=[fit_rows(runs[0])],
                                           sentence1=s1, sentence2=s2, features=("dice",))

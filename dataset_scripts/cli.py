@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from semrel.cli import UsageError, add_command, check_mirror
+from semrel.command_line import UsageError, add_command, check_mirror
 from semrel.dataset_scripts.semrel_2024.files import EVALUATION_SPLITS
 
 

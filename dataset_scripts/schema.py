@@ -1,11 +1,16 @@
-"""The shared pair schema every pair-level config follows, and its one grouping rule.
+"""The shared pair schema every pair-level config follows, its one grouping rule and the rule of
+a score range.
 
-Columns: ``sentence1``, ``sentence2`` (strings), ``score`` (the dataset's native scale) and,
-for conditional data (C-STS), ``condition``. Builders and trainers both take the condition-group
-rule from here, so neither knows the other.
+Columns: ``sentence1``, ``sentence2`` (strings), ``score`` (the dataset's native scale, a range
+``(lo, hi)``: :func:`check_score_range`) and, for conditional data (C-STS), ``condition``.
+Builders and trainers both take these rules from here, so neither knows the other.
 """
 
 from __future__ import annotations
+
+import math
+
+from semrel.metrics.errors import ParameterError
 
 from .errors import DataValidationError
 
@@ -33,3 +38,18 @@ def sentence_pair_groups(where: str, sentence1: list[str],
             f"rows {[m + 1 for m in members]} form a group of {len(members)}; "
             f"{len(bad)} such group(s) in all")
     return list(groups.values())
+
+
+def check_score_range(score_range) -> tuple[float, float]:
+    """``(lo, hi)``: two finite numbers with ``lo < hi``, else a ParameterError.
+
+    >>> check_score_range([0, 5])
+    (0.0, 5.0)
+    """
+    try:
+        lo, hi = (float(x) for x in score_range)
+    except (TypeError, ValueError):
+        raise ParameterError("score_range", score_range, "must be two numbers (lo, hi)") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ParameterError("score_range", (lo, hi), "must be two finite numbers lo < hi")
+    return lo, hi

@@ -17,7 +17,7 @@ NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 INTEGER = re.compile(r"[+-]?[0-9]+")
 NUMBER_RULE = "ASCII digits, e.g. 4 or 4.5"
 # numpy is imported inside the functions that need it: `semrel --help` reads the rule above
-# (semrel.cli) without loading numpy
+# (semrel.command_line) without loading numpy
 
 
 def ascii_number(raw: str | None) -> float | None:

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
-import tempfile
 from pathlib import Path
 
-from semrel.cli import UsageError, add_command, check_mirror
+from semrel.command_line import UsageError, add_command, check_mirror
+from semrel.metrics.output_files import unwritable
 
 DEFAULT_OUT = Path("build")
 log = logging.getLogger(__name__)
@@ -41,20 +40,17 @@ def _metric_names() -> list[str]:
 def _folder(flag: str, path, *, exists: bool = False, write: bool = False, hint: str = "") -> Path:
     """``path`` of a folder argument, or a one-line :class:`UsageError`: a file where the folder
     goes, a missing folder that must exist (``exists``), or a place this process cannot write
-    (``write``: a probe folder is made and removed in the nearest existing parent)."""
+    (``write``: :func:`~semrel.metrics.output_files.unwritable`)."""
     path = Path(path).expanduser()
     if path.exists() and not path.is_dir():
         raise UsageError(f"{flag} {path}: is a file, not a folder")
     if exists and not path.is_dir():
         raise UsageError(f"{flag} {path}: no such folder{hint}")
-    if write:
-        parent = next(p for p in (path, *path.parents) if p.exists())
-        if not parent.is_dir():
+    if write and (problem := unwritable(path)):
+        parent, reason = problem
+        if reason is None:
             raise UsageError(f"{flag} {path}: {parent} is a file, not a folder")
-        try:
-            os.rmdir(tempfile.mkdtemp(prefix=".semrel-probe-", dir=parent))
-        except OSError as exc:
-            raise UsageError(f"{flag} {path}: cannot write in {parent} ({exc.strerror or exc})") from None
+        raise UsageError(f"{flag} {path}: cannot write in {parent} ({reason})")
     return path
 
 

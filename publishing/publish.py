@@ -39,21 +39,19 @@ from huggingface_hub import HfApi, ModelCard, constants, get_token
 from huggingface_hub.utils import filter_repo_objects
 
 from semrel.dataset_scripts.registry import REGISTRY, get_spec
+from semrel.trainers.run_folder import LOCAL_ONLY, WEIGHT_FILES, run_data
 
 from .export import verify_folder
 from .guard import raw_worker_ids, scan_files, scan_gold_labels, scan_local_paths
 from .hub_vocabulary import check_card
 from .spaces import check_space, metric_names
-from .staging import labels_may_go, run_data, stage_card_only, stage_model, stage_space, trained_on
+from .staging import labels_may_go, stage_card_only, stage_model, stage_space, trained_on
 
 # Pair-schema text a card-only README must never quote (texts of >= 12 characters and >= 3 words:
 # shorter phrase fragments, as in crowd-sts, occur in ordinary prose).
 ROW_COLUMNS = ("sentence1", "sentence2", "condition")
 REPO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
-# What a trained model folder holds is the trainers' rule (they write it); until trainers exposes
-# it (see model_files), these mirror `semrel fit`'s layout.
-WEIGHTS = ("*.safetensors", "*.bin", "*.pt", "*.pth", "*.onnx")
-MODEL_IGNORE = ("checkpoints/*", "checkpoint-*", "runs/*")
+WEIGHTS, MODEL_IGNORE = WEIGHT_FILES, LOCAL_ONLY  # a model folder's files: the run folder's rule
 
 
 class PublishError(RuntimeError):

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import inspect
-import json
 import os
 import re
 import shutil
@@ -22,14 +21,15 @@ from pathlib import Path
 from huggingface_hub import DatasetCard, DatasetCardData, ModelCard
 
 from semrel.dataset_scripts.registry import get_spec, registered_id
+from semrel.metrics.output_files import write_whole
+from semrel.trainers.card import PATH_COMMENT
+from semrel.trainers.run_folder import CARD, public_copy, run_data
 
 from .cards import build_recipe
 from .export import card_metadata
 
 DATA_KEYS = ("configs", "dataset_info")
-RUN_METRICS = "metrics.json"  # where `semrel fit` records the data ("<id>/<config>")
-PREDICTIONS = "eval_predictions.json"  # its scores on the evaluated split, with the gold labels
-SNIPPET_PATH = re.compile(r'^path = "[^"\n]*"  # the folder of this model$', re.M)  # trainers.card
+SNIPPET_PATH = re.compile(rf'^path = "[^"\n]*"  {re.escape(PATH_COMMENT)}$', re.M)
 
 
 def stage_card_only(dataset_id: str, built: Path, dest: Path) -> Path:
@@ -77,23 +77,9 @@ def _build_yourself(spec) -> str:
             f"semrel:\n\n```bash\n{build_recipe(spec.dataset_id)}\n```\n{needs}")
 
 
-def run_data(folder: Path) -> str | None:
-    """What a model folder was trained on, as its ``metrics.json`` records it (``data``:
-    ``"<id>/<config>"``, a Hub id or a folder), else its ``eval_predictions.json``'s."""
-    for name in (RUN_METRICS, PREDICTIONS):
-        path = Path(folder) / name
-        try:
-            data = json.loads(path.read_text(encoding="utf-8")).get("data") if path.is_file() else None
-        except (ValueError, AttributeError):  # not JSON, or not an object: the guard reports it
-            data = None
-        if isinstance(data, str) and data:
-            return data
-    return None
-
-
 def trained_on(folder: Path) -> str | None:
-    """The semrel dataset id a model folder was trained on (see :func:`run_data`), or None for
-    other folders and data."""
+    """The semrel dataset id a model folder was trained on
+    (:func:`~semrel.trainers.run_folder.run_data`), or None for other folders and data."""
     data = run_data(folder)
     return registered_id(data) if data else None
 
@@ -110,32 +96,19 @@ def stage_model(folder: Path, dest: Path, ignore: tuple[str, ...], *, repo_id: s
     """The model repo folder ``dest`` of the run folder ``folder``: its files (hard links where the
     file system allows, else copies; ``ignore`` patterns, e.g. checkpoints, stay out), with
 
-    - ``eval_predictions.json`` without its ``labels`` (the gold references) unless the data may
-      be redistributed (:func:`labels_may_go`): the predictions go, the references stay;
-    - ``metrics.json`` without ``output_dir`` (the run's path on this machine);
+    - its predictions without the gold labels unless the data may be redistributed
+      (:func:`labels_may_go`), its figures without the run's local path
+      (:func:`~semrel.trainers.run_folder.public_copy`);
     - the card naming ``datasets: [<dataset_repo>]`` when it names none (``<namespace>/<id>``,
       see :func:`trained_on`), and its usage snippet loading ``repo_id`` instead of the folder.
 
     Returns what was changed, by file. The run folder itself is not changed."""
     names = (pattern.removesuffix("/*") for pattern in ignore)  # "checkpoints/*": the folder
     _linked_copy(folder, dest, ignore=shutil.ignore_patterns(*names))
-    changed, data = {}, run_data(folder)
-    predictions = dest / PREDICTIONS
-    if predictions.is_file() and not labels_may_go(data):
-        record = _json_object(predictions)
-        if record is not None and "labels" in record:
-            del record["labels"]
-            _rewrite(predictions, json.dumps(record))
-            changed[PREDICTIONS] = (f"ids and predictions; the gold labels of {data or 'its data'} "
-                                    "stay here (the data may not be redistributed)")
-    metrics = dest / RUN_METRICS
-    record = _json_object(metrics) if metrics.is_file() else None
-    if record is not None and "output_dir" in record:
-        del record["output_dir"]
-        _rewrite(metrics, json.dumps(record, indent=2))
-        changed[RUN_METRICS] = "without output_dir (the run's path on this machine)"
-    if (dest / "README.md").is_file():
-        card = ModelCard.load(dest / "README.md")
+    data = run_data(folder)
+    changed = public_copy(dest, labels_may_go=labels_may_go(data), data=data)
+    if (dest / CARD).is_file():
+        card = ModelCard.load(dest / CARD)
         notes = []
         if dataset_repo and not card.data.datasets:
             card.data.datasets = [dataset_repo]
@@ -145,24 +118,10 @@ def stage_model(folder: Path, dest: Path, ignore: tuple[str, ...], *, repo_id: s
                                          f'path = snapshot_download("{repo_id}")  # this model, from the Hub',
                                          card.text, count=1)
             notes.append(f"its usage snippet loads {repo_id}")
-        if notes:
-            _rewrite(dest / "README.md", str(card))
-            changed["README.md"] = "; ".join(notes)
+        if notes:  # a new file, as the run's own may be hard-linked here; an OSError says why not
+            write_whole(dest / CARD, str(card), CARD, error=lambda exc, kept: exc)
+            changed[CARD] = "; ".join(notes)
     return changed
-
-
-def _json_object(path: Path) -> dict | None:
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError):  # the guards report what is in it
-        return None
-    return record if isinstance(record, dict) else None
-
-
-def _rewrite(path: Path, text: str) -> None:
-    """Write ``path`` anew (it may be a hard link to the run's file, which must not change)."""
-    path.unlink()
-    path.write_text(text, encoding="utf-8")
 
 
 def stage_space(folder: Path, dest: Path, repo_id: str, endpoint: str) -> Path:

@@ -112,7 +112,8 @@ def dev_spearman(path: Path) -> float:
     """Spearman on eng dev: of a member's kept-epoch dev predictions, or of the ensemble's
     ``PairID,Pred_Score`` file through ``semrel evaluate``'s own functions."""
     if path.suffix == ".json":
-        from semrel.trainers.ensemble import load_run, spearman
+        from semrel.trainers.combination import spearman
+        from semrel.trainers.run_folder import load_run
 
         run = load_run(path.parent, path.name)
         return spearman(run.predictions, run.labels)

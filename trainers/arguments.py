@@ -55,7 +55,7 @@ def _option_fields(cls):
 @_option_fields
 class PairTrainingArguments(TrainingArguments):
     """``TrainingArguments`` for :class:`~trainers.trainer.PairTrainer` and
-    :func:`~trainers.training.fit`: a field for each option of :data:`~trainers.options.OPTIONS`
+    :func:`~trainers.fitting.fit`: a field for each option of :data:`~trainers.options.OPTIONS`
     (its default, type and help declared there), every other field ``TrainingArguments``' own.
 
     Semrel's fields: ``encoder`` (``cross`` | ``bi`` | ``tri``, :data:`~trainers.models.
@@ -79,7 +79,7 @@ class PairTrainingArguments(TrainingArguments):
     progress bar only when stderr is a terminal (else a log line per epoch), no per-step NaN
     check (it waits for the GPU every step).
 
-    ``output_dir`` is the run folder of :func:`~trainers.training.fit` (model, card, metrics;
+    ``output_dir`` is the run folder of :func:`~trainers.fitting.fit` (model, card, metrics;
     its checkpoints under ``output_dir/checkpoints``). Make variants with new keyword arguments
     rather than ``dataclasses.replace`` of a built instance, whose device fields ``precision``
     has already set. A value outside its rule is a :class:`~semrel.metrics.errors.ParameterError`

@@ -1,22 +1,31 @@
-"""The model card (README.md) written beside every trained model: Hub metadata, metrics, data,
+"""The model card (README.md) of every trained model and ensemble: Hub metadata, metrics, data,
 hyperparameters, training loss, how to load it, citations.
 
-Metadata is written with huggingface_hub's ``ModelCardData``. No ``model-index`` ever: the Hub
-would show its numbers in a results widget as if checked, and they are self-reported (the
-Metrics section gives them). ``base_model`` only for a packaged starting model (a Hub id). A
-kind that only semrel can load (tri-encoder, conditional bi-encoder) says ``library_name:
-semrel``: with ``transformers`` the Hub would offer ``AutoModel``, which loads the bare encoder and
-silently drops the semrel head. The usage snippet runs as written beside the run folder
-(``path = "<folder>"``); ``semrel push`` points it at the model's Hub repo."""
+:func:`write_card` is the one writer: metadata through huggingface_hub's ``ModelCardData``, the
+card through ``ModelCard``, the file whole (:func:`~trainers.run_folder.write_text`). A trained
+model's card (:func:`write_model_card`) is written by ``PairEncoder.save_pretrained`` from the
+:class:`CardFacts` that the trainer's callback (:class:`~trainers.trainer.ModelCardCallback`)
+gathers while training and :func:`~trainers.fitting.fit` completes with the data and its
+evaluation; an ensemble's by ``Ensemble.save``.
+
+No ``model-index`` ever: the Hub would show its numbers in a results widget as if checked, and
+they are self-reported (the Metrics section gives them). ``base_model`` only for a packaged
+starting model (a Hub id). A kind that only semrel can load (tri-encoder, conditional
+bi-encoder) says ``library_name: semrel``: with ``transformers`` the Hub would offer
+``AutoModel``, which loads the bare encoder and silently drops the semrel head. The usage snippet
+runs as written beside the run folder (``path = "<folder>"``); ``semrel push`` points it at the
+model's Hub repo."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, requires
 from pathlib import Path
 
 from huggingface_hub import ModelCard, ModelCardData
 
+from .run_folder import CARD, CONFIG, HEAD, write_text
 from .selection import card_section
 
 SBERT_CITATION = """\
@@ -101,41 +110,63 @@ def usage(model, folder: str = "model") -> tuple[str, str, str | None, str]:
     return "semrel", SEMREL_INSTALL, "sentence-similarity", ours
 
 
-def write_model_card(output_dir: Path, *, model, data, options: dict, result, log_history,
-                     base_model: tuple[str, str] | None = None) -> Path:
-    """Write ``output_dir/README.md`` for a run of :func:`trainers.training.fit`; ``options``
-    as the run records them (:func:`~trainers.arguments.recorded_options`); ``base_model`` is
-    (Hub id, licence) of the starting transformer when known."""
-    library, install, pipeline_tag, code = usage(model, Path(output_dir).name)
-    card_data = ModelCardData(
-        library_name=library,
-        base_model=base_model[0] if base_model else None,
-        license=base_model[1] if base_model else None,
-        language=list(data.language) or None,
-        datasets=[data.hub_id] if data.hub_id else None,
-        pipeline_tag=pipeline_tag,
-        tags=["semrel", "sentence-similarity", f"{model.kind}-encoder",
-              *(["sentence-transformers"] if library == "sentence-transformers" else []),
-              *(["conditional"] if model.conditional else [])],
-        metrics=["pearsonr", "spearmanr", "mse"],
-        model_name=f"{model.kind}-encoder fine-tuned on {data.name}",
-    )
-    losses = {f"{e['epoch']:.2f}": e["loss"] for e in log_history if "loss" in e}
+@dataclass
+class CardFacts:
+    """What a trained model's card says. The trainer's callback fills the training part (the
+    training data's name, the recorded options, the log, sizes); ``fit`` adds the data
+    (:class:`~semrel.dataset_scripts.pairs.PairData`), its result
+    (:class:`~trainers.fitting.FitResult`: evaluation, speed, options as the run records them)
+    and the starting model's (Hub id, licence) where it is a packaged one."""
+
+    train_name: str = ""
+    options: dict = field(default_factory=dict)
+    log_history: list = field(default_factory=list)
+    train_pairs: int = 0
+    n_omitted_groups: int = 0
+    precision: str = ""
+    train_seconds: float = 0.0
+    data: object = None
+    result: object = None
+    base_model: tuple[str, str] | None = None
+
+
+def write_card(folder, metadata: ModelCardData, body: str, parameter: str = "output_dir") -> Path:
+    """``folder/README.md``: ``metadata`` as the YAML header, then ``body``; written whole."""
+    card = ModelCard(f"---\n{metadata.to_yaml()}\n---\n{body}")
+    return write_text(Path(folder) / CARD, str(card), parameter)
+
+
+def _metrics(facts: CardFacts) -> str:
+    result = facts.result
+    if result is None:
+        return (f"Not evaluated: saved from a `PairTrainer` after training on `{facts.train_name}` "
+                "(`semrel fit` evaluates the model and adds its figures here).")
+    if not result.eval_split:
+        return (f"Not evaluated: trained on all {result.train_pairs} pairs of `{facts.data.name}` "
+                "(it has no validation or test split); see the CV of the same recipe for its "
+                "expected quality.")
     per_source = (f"\n\nSpearman per source ({result.eval_split} split):\n\n"
                   + _table(("source", "Spearman"), result.per_source)) if result.per_source else ""
     per_language = (f"\n\nSpearman per language ({result.eval_split} split; the SemEval-2024 Task 1 "
                     "evaluation, `semrel evaluate`):\n\n" + _table(("language", "Spearman"), result.per_language)
                     ) if getattr(result, "per_language", None) else ""
-    lo, hi = data.score_range
-    metrics = (f"On the `{result.eval_split}` split, scores and labels on the [0, 1] label "
-               "scale:\n\n" + _table(("metric", "value"), {
-                   "Pearson r": result.pearson,
-                   **_ci_row("Pearson r (Fisher z)", getattr(result, "pearson_ci", None)),
-                   "Spearman rho": result.spearman,
-                   **_ci_row("Spearman rho (paired bootstrap, seed 0)", getattr(result, "spearman_ci", None)),
-                   "MSE": result.mse})) if result.eval_split else \
-        (f"Not evaluated: trained on all {result.train_pairs} pairs of `{data.name}` (it has no "
-         "validation or test split); see the CV of the same recipe for its expected quality.")
+    return (f"On the `{result.eval_split}` split, scores and labels on the [0, 1] label "
+            "scale:\n\n" + _table(("metric", "value"), {
+                "Pearson r": result.pearson,
+                **_ci_row("Pearson r (Fisher z)", getattr(result, "pearson_ci", None)),
+                "Spearman rho": result.spearman,
+                **_ci_row("Spearman rho (paired bootstrap, seed 0)", getattr(result, "spearman_ci", None)),
+                "MSE": result.mse}) + per_source + per_language)
+
+
+def _data_section(facts: CardFacts) -> str:
+    data, result = facts.data, facts.result
+    pairs = result.train_pairs if result is not None else facts.train_pairs
+    omitted = result.n_omitted_groups if result is not None else facts.n_omitted_groups
+    if data is None:
+        return (f"- training data: `{facts.train_name}`; labels on the [0, 1] label scale\n"
+                f"- train pairs: {pairs}\n"
+                f"- omitted tied condition groups (`on_invalid=\"omit\"`): {omitted}")
     from semrel.dataset_scripts.registry import registered_id
 
     semrel_id = registered_id(data.name)
@@ -145,18 +176,51 @@ def write_model_card(output_dir: Path, *, model, data, options: dict, result, lo
                 + (f". `semrel push --namespace NS --model DIR` adds `datasets: "
                    f"[NS/{semrel_id}]`, the dataset repo that namespace publishes" if semrel_id
                    else ""))
-    head = "semrel_head.safetensors" if (Path(output_dir) / "semrel_head.safetensors").is_file() else None
+    lo, hi = data.score_range
+    return (f"- dataset: `{data.name}`; native score range [{lo:g}, {hi:g}], labels scaled to [0, 1] as\n"
+            f"  (score - {lo:g}) / ({hi:g} - {lo:g}){hub_note}\n"
+            f"- train pairs: {pairs}; evaluation split `{result.eval_split}`\n"
+            f"- omitted tied condition groups (`on_invalid=\"omit\"`): {omitted}")
+
+
+def write_model_card(output_dir: Path, model) -> Path:
+    """Write ``output_dir/README.md`` for ``model`` (a trained
+    :class:`~trainers.models.PairEncoder`) from its :class:`CardFacts` (``model.card_facts``)."""
+    facts = model.card_facts
+    data, result = facts.data, facts.result
+    options = result.options if result is not None else facts.options
+    name = data.name if data is not None else facts.train_name
+    library, install, pipeline_tag, code = usage(model, Path(output_dir).name)
+    metadata = ModelCardData(
+        library_name=library,
+        base_model=facts.base_model[0] if facts.base_model else None,
+        license=facts.base_model[1] if facts.base_model else None,
+        language=list(data.language) or None if data is not None else None,
+        datasets=[data.hub_id] if data is not None and data.hub_id else None,
+        pipeline_tag=pipeline_tag,
+        tags=["semrel", "sentence-similarity", f"{model.kind}-encoder",
+              *(["sentence-transformers"] if library == "sentence-transformers" else []),
+              *(["conditional"] if model.conditional else [])],
+        metrics=["pearsonr", "spearmanr", "mse"],
+        model_name=f"{model.kind}-encoder fine-tuned on {name}",
+    )
+    losses = {f"{e['epoch']:.2f}": e["loss"] for e in facts.log_history if "loss" in e}
+    head = HEAD if (Path(output_dir) / HEAD).is_file() else None
     loads = ("" if library != "semrel" else
              f"\nOnly semrel loads this model: its conditioning{f' and its head (`{head}`)' if head else ''} "
-             "are semrel code. transformers' `AutoModel` would load the bare encoder of `config.json`"
+             f"are semrel code. transformers' `AutoModel` would load the bare encoder of `{CONFIG}`"
              + (f" and silently drop `{head}`" if head else " without the condition") + ".\n")
     pooling = (f"pooling `{model.pooling}`" if model.pooling else
                "the architecture's classification head")
+    citation = data.citation if data is not None else ""
     method = [SBERT_CITATION] + ([CONDITIONAL_ENCODERS_CITATION] if model.conditional else [])
-    citations = "\n\n".join([data.citation] * bool(data.citation) + [
-        c for c in method if c.split(",")[0] not in data.citation])  # each BibTeX key once
+    citations = "\n\n".join([citation] * bool(citation) + [
+        c for c in method if c.split(",")[0] not in citation])  # each BibTeX key once
+    speed = (f"Training throughput: {result.pairs_per_second:.1f} pairs/s over "
+             f"{result.train_seconds:.1f} s\n(precision: {result.precision})" if result is not None
+             else f"Training time: {facts.train_seconds:.1f} s (precision: {facts.precision})")
     body = f"""
-# {model.kind}-encoder fine-tuned on {data.name}
+# {model.kind}-encoder fine-tuned on {name}
 
 {type(model).description}; {pooling}{', conditional' if model.conditional else ''}.
 Trained with `semrel` (semrel) on the `train` split, objective `{options['objective']}`.
@@ -172,21 +236,17 @@ Trained with `semrel` (semrel) on the `train` split, objective `{options['object
 
 ## Metrics
 
-{metrics}{per_source}{per_language}{card_section(getattr(result, 'selection', {}))}
+{_metrics(facts)}{card_section(getattr(result, 'selection', {}))}
 
 ## Data
 
-- dataset: `{data.name}`; native score range [{lo:g}, {hi:g}], labels scaled to [0, 1] as
-  (score - {lo:g}) / ({hi:g} - {lo:g}){hub_note}
-- train pairs: {result.train_pairs}; evaluation split `{result.eval_split}`
-- omitted tied condition groups (`on_invalid="omit"`): {result.n_omitted_groups}
+{_data_section(facts)}
 
 ## Training hyperparameters
 
 {_table(("option", "value"), options, "g")}
 
-Training throughput: {result.pairs_per_second:.1f} pairs/s over {result.train_seconds:.1f} s
-(precision: {result.precision}).
+{speed}.
 
 Training loss:
 
@@ -198,7 +258,4 @@ Training loss:
 {citations}
 ```
 """
-    card = ModelCard(f"---\n{card_data.to_yaml()}\n---\n{body}")
-    path = Path(output_dir) / "README.md"
-    card.save(path)
-    return path
+    return write_card(output_dir, metadata, body)

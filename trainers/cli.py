@@ -24,7 +24,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from semrel.cli import UsageError, integer, number
+from semrel.command_line import UsageError, integer, number
+from semrel.dataset_scripts.schema import check_score_range
 from semrel.metrics.errors import ParameterError
 
 from .cli_flags import (
@@ -35,7 +36,7 @@ from .cli_flags import (
     flag,
     training_arguments,
 )
-from .options import CV_FAMILIES, ENSEMBLE_METHODS, STACK_FEATURES, check_score_range
+from .options import CV_FAMILIES, ENSEMBLE_METHODS, STACK_FEATURES
 
 
 def register(commands) -> None:
@@ -120,10 +121,10 @@ def _model(name: str) -> str:
 
 
 def _check_training_folders(args) -> None:
-    """fit's and cv's folders before anything is loaded or trained (:mod:`~trainers.folders`):
+    """fit's and cv's folders before anything is loaded or trained (:mod:`~trainers.run_folder`):
     the models read (``--model``, fit's ``--resume``), then the places written (``--output``,
     ``--cache-dir``)."""
-    from . import folders
+    from . import run_folder as folders
 
     if args.model is not None:
         folders.check_transformer_folder(_model(args.model), "name_or_path")
@@ -135,14 +136,14 @@ def _check_training_folders(args) -> None:
 
 def _check_cache(args) -> None:
     if args.cache_dir is not None:
-        from .folders import check_output_folder
+        from .run_folder import check_output_folder
 
         check_output_folder(args.cache_dir, "cache_dir")
 
 
 def _member_model(spec: str, model: str) -> str:
     """A cv ``--member``'s model folder, checked; its faults name the member."""
-    from .folders import check_transformer_folder
+    from .run_folder import check_transformer_folder
 
     try:
         return str(check_transformer_folder(_model(model), "name_or_path"))
@@ -154,8 +155,9 @@ def _predict_range(args, load_kwargs: dict):
     """``predict``'s data, on the score range the run at ``--model`` was trained on: a
     ``--score-range`` that differs from it is refused, and data that records no range takes
     it."""
-    from .folders import recorded_score_range
-    from .training import load_pairs
+    from semrel.dataset_scripts.pairs import load_pairs
+
+    from .run_folder import recorded_score_range
 
     recorded = recorded_score_range(args.model)
     if recorded is not None and args.score_range is not None:
@@ -229,8 +231,11 @@ def run_fit(args: argparse.Namespace) -> int:
     """``semrel fit``: checks, then train on one config, evaluate, save model + card."""
     values = _training_values(args)
     _check_training_folders(args)
+    from semrel.dataset_scripts.pairs import load_pairs
+
     from .arguments import PairTrainingArguments
-    from .training import fit, load_pairs
+    from .fitting import fit
+    from .run_folder import CARD, METRICS
 
     model = _model(args.model)
     training = PairTrainingArguments(**values)
@@ -240,7 +245,7 @@ def run_fit(args: argparse.Namespace) -> int:
     split = f" ({result.eval_split})" if result.eval_split else ""
     _print_scores(f"{args.dataset}/{args.config}{split}", result)
     _print_selection(f"{args.dataset}/{args.config}", result)
-    print(f"model, README.md and metrics.json in {args.output}")
+    print(f"model, {CARD} and {METRICS} in {args.output}")
     return 0
 
 
@@ -253,7 +258,8 @@ def run_cv(args: argparse.Namespace) -> int:
     if args.member:
         return _run_cv_members(args)
     from .arguments import PairTrainingArguments
-    from .training import cross_validate, mean_interval, mean_scores
+    from .cross_validation import cross_validate
+    from .summaries import mean_interval, mean_scores
 
     results = cross_validate(args.dataset, args.family, _model(args.model),
                              PairTrainingArguments(**values), overwrite=args.overwrite,
@@ -272,7 +278,7 @@ def run_cv(args: argparse.Namespace) -> int:
 def _run_cv_members(args: argparse.Namespace) -> int:
     """cv of each ``--member`` (its options over the flags), then their ensembles per fold."""
     from .arguments import PairTrainingArguments
-    from .training import cross_validate_members, parse_member
+    from .cross_validation import cross_validate_members, parse_member
 
     members = []
     for spec in args.member:
@@ -290,12 +296,12 @@ def run_predict(args: argparse.Namespace) -> int:
     """``semrel predict``: a split's predictions as a submission file."""
     if args.score_range is not None:  # the checks that need no torch come first
         check_score_range(args.score_range)
-    from . import folders
+    from . import run_folder as folders
 
     folders.check_run_folder(args.model, "model_path")
     folders.check_output_file(args.output, "path")
     _check_cache(args)
-    from .training import predict, write_submission
+    from .prediction import predict, write_submission
 
     data = _predict_range(args, _load_kwargs(args))
     rows = data.splits[args.split] if args.split in data.splits else None
@@ -307,7 +313,7 @@ def run_predict(args: argparse.Namespace) -> int:
 
 def run_ensemble(args: argparse.Namespace) -> int:
     """``semrel ensemble``: combine trained models into an ensemble folder."""
-    from . import folders
+    from . import run_folder as folders
 
     for member in args.member:
         folders.check_run_folder(member, "members", written_by_fit=True)

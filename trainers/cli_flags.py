@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import functools
 
-from semrel.cli import UsageError, add_command, integer, number
+from semrel.command_line import UsageError, add_command, integer, number
 from semrel.metrics.errors import ParameterError
 
 from .options import OPTIONS, check_arguments

@@ -2,7 +2,7 @@
 
 Trainers read only ``sentence1``, ``sentence2``, ``score`` (native scale) and, when present,
 ``condition``; the native scale ``(lo, hi)`` comes from ``REGISTRY[id].score_range``, a dataset
-card's ``score_range`` or the caller (:func:`~trainers.training.load_pairs`). Labels for the MSE
+card's ``score_range`` or the caller (:func:`~semrel.dataset_scripts.pairs.load_pairs`). Labels for the MSE
 loss are ``y = (score − lo) / (hi − lo)`` in [0, 1].
 """
 

@@ -12,8 +12,9 @@ Scores (all on the [0, 1] label scale the losses use; see :mod:`trainers.data`):
   with ``f`` the Hadamard product or ``f(s, c) = W [s; c] + b`` (concat + linear) (C-STS §4.1).
 
 ``save_pretrained(dir)`` writes the transformer and tokenizer at the top of ``dir`` (so
-``AutoModel.from_pretrained(dir)`` loads the encoder), ``semrel_encoder.json`` (kind and options)
-and, for the tri-encoder's condition layers, ``semrel_head.safetensors``. A cross-encoder folder
+``AutoModel.from_pretrained(dir)`` loads the encoder), the encoder config (kind and options), the
+tri-encoder's condition layers (the files of :mod:`~trainers.run_folder`) and, for a model that a
+trainer trained (``card_facts``), its card (:func:`~trainers.card.write_model_card`). A cross-encoder folder
 is a sequence-classification model that ``sentence_transformers.CrossEncoder(dir)`` loads; a
 plain (unconditional) bi-encoder also writes the sentence-transformers files, so
 ``SentenceTransformer(dir)`` loads it. ``PairEncoder.from_pretrained(dir)`` rebuilds whichever
@@ -24,7 +25,6 @@ kind was saved. The classes are :class:`CrossPairEncoder`, :class:`BiPairEncoder
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -45,10 +45,10 @@ from transformers.utils import ModelOutput
 
 from semrel.metrics.errors import ParameterError
 
-from .folders import ENCODER_CONFIG, HEAD, check_encoder_folder
-from .options import POOLINGS, TRI_COMBINES
+from .card import write_model_card
+from .options import ENCODER_KINDS, POOLINGS, TRI_COMBINES
+from .run_folder import HEAD, check_encoder_folder, read_encoder_config, write_encoder_config
 
-CONFIG_NAME, HEAD_NAME = ENCODER_CONFIG, HEAD  # the file names, named in trainers.folders
 PRETOKENIZED = ("input_ids", "token_type_ids")  # kept per sequence; the mask follows from lengths
 
 
@@ -98,6 +98,7 @@ class PairEncoder(nn.Module):
         # never longer than the encoder can take (position embeddings, tokenizer limit)
         self.max_length = min(max_length, tokenizer.model_max_length,
                               getattr(encoder.config, "max_position_embeddings", max_length))
+        self.card_facts = None  # trainers.card.CardFacts, set by the trainer's callback
 
     # ---- construction and persistence ------------------------------------------------------
     @classmethod
@@ -126,25 +127,27 @@ class PairEncoder(nn.Module):
         path.mkdir(parents=True, exist_ok=True)
         self.encoder.save_pretrained(path)
         self.tokenizer.save_pretrained(path)
-        (path / CONFIG_NAME).write_text(json.dumps({"kind": self.kind, **self.options()}, indent=2))
+        write_encoder_config(path, self.kind, self.options())
         head = self.head_state_dict()
         if head:
-            save_file({k: v.detach().contiguous().cpu() for k, v in head.items()}, path / HEAD_NAME)
+            save_file({k: v.detach().contiguous().cpu() for k, v in head.items()}, path / HEAD)
+        if self.card_facts is not None:
+            write_model_card(path, self)
         return path
 
     @staticmethod
     def from_pretrained(path: str | Path) -> PairEncoder:
         """Load a model saved by :meth:`save_pretrained` (any kind); a folder that is not one
-        whole (:func:`~trainers.folders.check_encoder_folder`) is a ParameterError naming it
+        whole (:func:`~trainers.run_folder.check_encoder_folder`) is a ParameterError naming it
         (``from_encoder`` starts a model from a plain transformer)."""
         path = check_encoder_folder(path, "path")
-        options = json.loads((path / CONFIG_NAME).read_text())
+        options = read_encoder_config(path)
         kind = options.pop("kind")
         model = MODEL_CLASSES[kind].from_encoder(path, **options)
-        if (path / HEAD_NAME).is_file():
-            missing, unexpected = model.load_state_dict(load_file(path / HEAD_NAME), strict=False)
+        if (path / HEAD).is_file():
+            missing, unexpected = model.load_state_dict(load_file(path / HEAD), strict=False)
             if unexpected or any(not k.startswith("encoder.") for k in missing):
-                raise ValueError(f"{path / HEAD_NAME} does not fit a {kind}-encoder: missing "
+                raise ValueError(f"{path / HEAD} does not fit a {kind}-encoder: missing "
                                  f"{[k for k in missing if not k.startswith('encoder.')]}, "
                                  f"unexpected {unexpected}")
         return model
@@ -264,9 +267,9 @@ class CrossPairEncoder(PairEncoder):
 
     @classmethod
     def from_encoder(cls, path: str | Path, **options) -> CrossPairEncoder:
-        if (Path(path) / HEAD_NAME).is_file():
+        if (Path(path) / HEAD).is_file():
             raise ValueError(f"{path} holds a cross-encoder saved by an older semrel (its head in "
-                             f"{HEAD_NAME}, pooled differently from the sequence-classification "
+                             f"{HEAD}, pooled differently from the sequence-classification "
                              "head used now): train it again with this version")
         encoder = AutoModelForSequenceClassification.from_pretrained(str(path), num_labels=1,
                                                                      dtype=torch.float32)
@@ -374,8 +377,10 @@ class TriPairEncoder(BiPairEncoder):
 
 MODEL_CLASSES: dict[str, type[PairEncoder]] = {
     cls.kind: cls for cls in (CrossPairEncoder, BiPairEncoder, TriPairEncoder)
-}  # the one registry of encoder kinds: adding a kind is a class above and a line here
-ENCODER_KINDS = tuple(MODEL_CLASSES)
+}  # the one registry of encoder kinds: a class above, a line here, its name in options.ENCODER_KINDS
+if tuple(MODEL_CLASSES) != ENCODER_KINDS:
+    raise ImportError(f"trainers.options.ENCODER_KINDS {ENCODER_KINDS} must name the kinds of "
+                      f"MODEL_CLASSES {tuple(MODEL_CLASSES)}, in order")
 
 
 def build_model(kind: str, encoder_path: str | Path, *, seed: int = 0, **options) -> PairEncoder:

@@ -12,7 +12,7 @@
   (``--epochs 0: must be ...``).
 * The choices of ``semrel cv`` and ``semrel ensemble`` (:data:`CV_FAMILIES`,
   :data:`ENSEMBLE_METHODS`, :data:`STACK_LEARNERS`, :data:`STACK_FEATURES`), read by the CLI and by
-  the library modules that check them (:mod:`~trainers.training`, :mod:`~trainers.ensemble`,
+  the library modules that check them (:mod:`~trainers.cross_validation`, :mod:`~trainers.ensemble`,
   :mod:`~trainers.stacking`).
 """
 
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from semrel.metrics.errors import ON_INVALID, ParameterError
 
+ENCODER_KINDS = ("cross", "bi", "tri")  # trainers.models.MODEL_CLASSES, named here without torch
 COMPILE_MODES = ("none", "default", "reduce-overhead", "max-autotune")
 PRECISIONS = ("auto", "bf16", "fp32")
 POOLINGS = ("mean", "cls")
@@ -157,14 +158,3 @@ def check_arguments(values) -> None:
     for name, (test, rule) in RULES.items():
         if name in values and not test(values[name]):
             raise ParameterError(name, values[name], rule)
-
-
-def check_score_range(score_range) -> tuple[float, float]:
-    """``(lo, hi)``: two finite numbers with ``lo < hi``, else a ParameterError."""
-    try:
-        lo, hi = (float(x) for x in score_range)
-    except (TypeError, ValueError):
-        raise ParameterError("score_range", score_range, "must be two numbers (lo, hi)") from None
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ParameterError("score_range", (lo, hi), "must be two finite numbers lo < hi")
-    return lo, hi

@@ -18,7 +18,6 @@ imported where a function needs them.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +61,7 @@ def selection_arguments(metric: str = "spearman", eval_steps: int | None = None)
 
 @dataclass(frozen=True)
 class DevSplit:
-    """The split of a loaded dataset (:class:`~trainers.training.PairData`) that training is
+    """The split of a loaded dataset (:class:`~semrel.dataset_scripts.pairs.PairData`) that training is
     evaluated on; ``name`` is ``<data name>/<split>``."""
 
     data: object
@@ -105,13 +104,12 @@ def dev_split(data, split: str | None = None) -> DevSplit:
 
 def load_dev(dataset, config: str = "default", split: str | None = None, *, score_range=None,
              mirror=None, cache_dir=None, **builder_kwargs) -> DevSplit:
-    """:func:`~trainers.training.load_pairs` of the dev data (anything it takes), then
+    """:func:`~semrel.dataset_scripts.pairs.load_pairs` of the dev data (anything it takes), then
     :func:`dev_split`; its errors name the ``eval_*`` parameters. ``mirror`` and builder
     options are passed only to a registry dataset (they may have been given for the training
     data)."""
+    from semrel.dataset_scripts.pairs import load_pairs
     from semrel.dataset_scripts.registry import REGISTRY
-
-    from .training import load_pairs
 
     registry = isinstance(dataset, str) and dataset in REGISTRY
     extra = ({"mirror": mirror, **builder_kwargs} if registry else {})
@@ -125,7 +123,7 @@ def load_dev(dataset, config: str = "default", split: str | None = None, *, scor
 
 
 def check_selection(data, dev: DevSplit | None, args) -> None:
-    """What :func:`~trainers.training.fit` checks before training with ``dev`` (or without):
+    """What :func:`~trainers.fitting.fit` checks before training with ``dev`` (or without):
     evaluation on and a metric the evaluation computes, in the direction that is better for
     it; the dev data on the training data's native score range; ``load_best_model_at_end``
     only with dev data."""
@@ -150,7 +148,7 @@ def check_selection(data, dev: DevSplit | None, args) -> None:
 
 
 def selection_record(state, dev: DevSplit, args) -> dict:
-    """What a run records about its choice (``metrics.json`` ``selection``, the card): the dev
+    """What a run records about its choice (``selection`` of its figures, the card): the dev
     split, the metric and its direction, the curve (every evaluation's epoch, step and
     metrics, on the [0, 1] label scale) and the kept checkpoint (its step, epoch and metric;
     the last evaluation's when nothing was chosen)."""
@@ -169,22 +167,6 @@ def _finite(value) -> float | None:
     """A metric as recorded: None where it is undefined (constant predictions give NaN)."""
     value = float(value)
     return value if math.isfinite(value) else None
-
-
-def write_dev_predictions(output_dir: Path, dev: DevSplit, predictions, labels, model) -> Path:
-    """The kept model's dev predictions (:data:`SELECTION_FILE`), in the format of
-    ``eval_predictions.json`` (:func:`trainers.ensemble.load_run` reads both) plus the pairs'
-    sentences (for a stack's lexical features): what a learned stack may be fit on."""
-    rows = dev.rows
-    ids = list(rows["pair_id"]) if "pair_id" in rows.column_names else list(range(len(rows)))
-    path = Path(output_dir) / SELECTION_FILE
-    path.write_text(json.dumps({
-        "data": dev.data.name, "split": dev.split, "score_range": list(dev.data.score_range),
-        "encoder": model.kind, "conditional": model.conditional, "ids": ids,
-        "predictions": [float(p) for p in predictions], "labels": [float(y) for y in labels],
-        "sources": list(rows["source"]) if "source" in rows.column_names else None,
-        "sentence1": list(rows["sentence1"]), "sentence2": list(rows["sentence2"])}))
-    return path
 
 
 def card_section(selection: dict) -> str:

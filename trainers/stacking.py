@@ -1,7 +1,7 @@
 """A learned stack over ensemble members: a second-level regressor of the gold score on the
 members' scores (and, optionally, the pair's lexical overlap), fit on predictions the members made
 of pairs they never trained on -- their CVs' out-of-fold predictions or their dev predictions
-(``selection_predictions.json``) -- and never scored on those rows.
+written by ``fit`` with a dev split -- and never scored on those rows.
 
     ŝ = g(p_1(x), ..., p_k(x)[, dice(x)])
 
@@ -19,7 +19,6 @@ stack was fit on are recorded (data, split, pair ids); scoring it on any of them
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from semrel.metrics.errors import ParameterError
 
 from .options import STACK_FEATURES as FEATURES
 from .options import STACK_LEARNERS as LEARNERS
+from .run_folder import METRICS, PREDICTIONS, SELECTION, check_same_rows, load_run, read_cvs, read_metrics
 
 RIDGE_ALPHAS = tuple(float(a) for a in np.logspace(-3, 2, 11))
 GBM_PARAMS = {"n_estimators": 300, "max_depth": 3, "learning_rate": 0.03, "subsample": 0.8,
@@ -153,21 +153,20 @@ def fit_learned_stack(scores, labels, *, learner: str = "ridge", fit_on: list,
 
 def fit_rows(run) -> dict:
     """``fit_on`` entry for the rows of one member's predictions (a
-    :class:`~trainers.ensemble.RunPredictions`)."""
+    :class:`~trainers.run_folder.RunPredictions`)."""
     return {"data": run.data, "split": run.split, "ids": [str(i) for i in run.ids],
             "global_ids": not all(isinstance(i, int) for i in run.ids)}  # row numbers are local
 
 
 def training_data(paths) -> str:
-    """The data every member was trained on (``metrics.json`` ``data``); members trained on
+    """The data every member was trained on (its run's recorded ``data``); members trained on
     different data (another dataset, config or fold) are a ValueError naming the first."""
     seen = {}
     for path in paths:
-        metrics = Path(path) / "metrics.json"
-        if not metrics.is_file():
-            raise FileNotFoundError(f"ensemble member {path}: no metrics.json (not a run folder "
+        if not (Path(path) / METRICS).is_file():
+            raise FileNotFoundError(f"ensemble member {path}: no {METRICS} (not a run folder "
                                     "written by `semrel fit`)")
-        seen[str(path)] = json.loads(metrics.read_text()).get("data")
+        seen[str(path)] = read_metrics(path, "members").get("data")
     first, data = next(iter(seen.items()))
     for path, other in seen.items():
         if other != data:
@@ -177,16 +176,14 @@ def training_data(paths) -> str:
 
 
 def pair_texts(run, name: str) -> tuple[list[str], list[str]]:
-    """The sentences of the rows a member's predictions (file ``name`` in ``run.path``) score:
+    """The sentences of the rows a member's predictions (``run``, read from file ``name``) score:
     as the file records them (dev predictions do), else loaded again by the registry data name
     it records (``dataset/config``), checked against its ids."""
+    from semrel.dataset_scripts.pairs import load_pairs
     from semrel.dataset_scripts.registry import REGISTRY
 
-    from .training import load_pairs
-
-    raw = json.loads((Path(run.path) / name).read_text())
-    if "sentence1" in raw and "sentence2" in raw:
-        return list(raw["sentence1"]), list(raw["sentence2"])
+    if run.sentence1 is not None and run.sentence2 is not None:
+        return list(run.sentence1), list(run.sentence2)
     dataset, _, config = run.data.rpartition("/")
     if dataset not in REGISTRY:
         raise ValueError(f"{run.path}: {name} records no sentences and {run.data} is not a "
@@ -202,26 +199,17 @@ def build_learned_stack(paths, learner: str, *, cv_dirs=None, features=(), seed:
                         selection_file: str | os.PathLike | None = None) -> LearnedStack:
     """A stack over the run folders ``paths``: fit on their CVs' out-of-fold predictions
     (``cv_dirs``, one per member, same folds) or, without them, on each member's dev predictions
-    (``selection_predictions.json``, written by ``fit`` with a dev split). Members trained on
+    (written by ``fit`` with a dev split). Members trained on
     different data, or predictions of different rows, are refused."""
-    from .ensemble import PREDICTIONS_FILE, _same_folds, check_same_rows, load_run
-    from .selection import SELECTION_FILE
-
     training_data(paths)
     if cv_dirs:
-        members = {}
-        for directory in cv_dirs:
-            folds = sorted(p for p in Path(directory).iterdir() if (p / PREDICTIONS_FILE).is_file())
-            if not folds:
-                raise FileNotFoundError(f"{directory}: no fold runs with {PREDICTIONS_FILE}")
-            members[str(directory)] = {p.name: load_run(p) for p in folds}
-        names, folds = _same_folds(members)
+        members, names, folds = read_cvs(cv_dirs)
         for fold in folds:  # per fold, every member trained on that fold's data
             training_data([Path(n) / fold for n in names])
         runs = [[members[n][f] for n in names] for f in folds]
-        name = PREDICTIONS_FILE
+        name = PREDICTIONS
     else:
-        name = selection_file or SELECTION_FILE
+        name = selection_file or SELECTION
         missing = [str(p) for p in paths if not (Path(p) / name).is_file()]
         if missing:
             raise ParameterError("cv_dirs", None, f"must be given: ensemble member {missing[0]} "

@@ -3,7 +3,9 @@
 :class:`PairTrainer` takes :class:`~trainers.arguments.PairTrainingArguments`; the Trainer does
 the rest: the DataLoader (every ``dataloader_*`` argument), gradient accumulation, checkpoints and
 ``resume_from_checkpoint``, several devices through accelerate / ``torchrun`` (no code change),
-mixed precision. Batching is customised in one hook, :meth:`PairTrainer.get_batch_sampler`.
+mixed precision. Batching is customised in one hook, :meth:`PairTrainer.get_batch_sampler`. As
+sentence-transformers does, a callback (:class:`ModelCardCallback`) gathers what the model card
+says, so a model saved after training (``model.save_pretrained``) carries its card.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from transformers.trainer_callback import PrinterCallback, ProgressCallback
 from semrel.metrics.correlation import correlate
 from semrel.metrics.errors import ParameterError
 
-from .arguments import PairTrainingArguments
+from .arguments import PairTrainingArguments, precision_used, recorded_options
+from .card import CardFacts
 from .data import PairCollator, condition_groups
 from .losses import PairMSELoss, build_loss
 from .models import PairEncoder, sequence_lengths
@@ -87,6 +90,23 @@ class EpochClock(TrainerCallback):
         self.seconds.append(time.perf_counter() - self._start)
 
 
+class ModelCardCallback(TrainerCallback):
+    """At the end of training, the model's :class:`~trainers.card.CardFacts` (``model.
+    card_facts``): the training data's name and size, the recorded options, the log, the
+    omitted groups, precision and seconds; ``save_pretrained`` writes the card from them."""
+
+    def __init__(self, trainer: PairTrainer, options: dict):
+        self.trainer, self.options = trainer, options
+
+    def on_train_end(self, args, state, control, **kwargs):
+        trainer = self.trainer
+        runtime = next((e["train_runtime"] for e in reversed(state.log_history)
+                        if "train_runtime" in e), 0.0)
+        trainer.model.card_facts = CardFacts(
+            train_name=trainer.train_name, options=self.options,
+            log_history=state.log_history, train_pairs=len(trainer.train_dataset or ()),
+            n_omitted_groups=trainer.n_omitted_groups, precision=precision_used(args),
+            train_seconds=float(runtime))
 
 
 class EpochLogCallback(TrainerCallback):
@@ -155,11 +175,14 @@ class PairTrainer(Trainer):
                                  "tokenised per batch from their text columns")
         self.loss, self.eval_loss, self.train_name = loss, PairMSELoss(), train_name
         self.n_omitted_groups = 0
+        # recorded before the Trainer sets up the accelerator: recording makes default arguments
+        card = ModelCardCallback(self, recorded_options(args))
         compile_encoder(model, args)
         kwargs.setdefault("data_collator", PairCollator(model, args.pad_to_multiple_of))
         kwargs.setdefault("compute_metrics", compute_metrics)
         kwargs.setdefault("processing_class", model.tokenizer)
         super().__init__(model=model, args=args, **kwargs)
+        self.add_callback(card)
         if args.disable_tqdm:
             self.remove_callback(PrinterCallback)
             self.add_callback(EpochLogCallback)

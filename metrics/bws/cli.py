@@ -21,7 +21,7 @@ import logging
 import sys
 from pathlib import Path
 
-from semrel.cli import add_command, at_least, number
+from semrel.command_line import add_command, at_least, number
 
 log = logging.getLogger(__name__)
 LAYOUTS = ("auto", "nrc", "semeval")

@@ -7,99 +7,28 @@
 
 Every command shares one parser class: a typo, a missing file or a value outside its rule is
 answered in one line on stderr with exit status 2; ``-q`` shows warnings only, ``-v`` debug
-messages. Building the parser imports the standard library and each part's ``cli`` module with
-the light semrel modules they name (the number rule :mod:`semrel.metrics.text_numbers`, the
-SemRel-2024 split names), never numpy, torch or datasets, so ``--help`` is instant.
+messages. Building the parser imports only the standard library (and semrel's number rule,
+:mod:`semrel.metrics.text_numbers`, which loads no numpy), so ``--help`` is instant. Each part
+registers its commands from its own ``cli.py`` with :mod:`semrel.command_line`, which this module
+re-exports.
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 
-from semrel.metrics.text_numbers import INTEGER, ascii_number
+from semrel.command_line import (  # noqa: F401  (the kit every part's command line is built from)
+    Formatter,
+    Parser,
+    UsageError,
+    add_command,
+    at_least,
+    integer,
+    number,
+)
 
 PROG = "semrel"
-
-
-class UsageError(Exception):
-    """A mistake on the command line (unknown name, missing folder): one line, exit 2."""
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse whose mistakes take one line (no usage block) and exit 2; no abbreviated flags."""
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("allow_abbrev", False)
-        kwargs.setdefault("formatter_class", Formatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-# Numbers on the command line are ASCII decimal notation, the rule of every file semrel reads
-# (semrel.metrics.text_numbers): int("١") == 1 in Python, but no command takes it.
-
-
-def integer(text: str) -> int:
-    """An argparse type: a decimal integer in ASCII digits."""
-    if not INTEGER.fullmatch(text.strip()):
-        raise argparse.ArgumentTypeError(f"must be an integer in ASCII digits, not {text!r}")
-    return int(text)
-
-
-def number(text: str) -> float:
-    """An argparse type: a finite decimal number in ASCII notation (2, 0.5, 2e-5)."""
-    value = ascii_number(text)
-    if value is None:
-        raise argparse.ArgumentTypeError(f"must be a number in ASCII digits, not {text!r}")
-    return value
-
-
-def at_least(minimum: int):
-    """An argparse type: a decimal integer (ASCII digits) >= ``minimum``."""
-    def bounded(text: str) -> int:
-        if not INTEGER.fullmatch(text.strip()) or int(text) < minimum:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, not {text!r}")
-        return int(text)
-    bounded.__name__ = f"integer >= {minimum}"
-    return bounded
-
-
-class Formatter(argparse.RawDescriptionHelpFormatter):
-    """Keeps descriptions as written and shows each option's default where it has one."""
-
-    def _get_help_string(self, action):
-        if action.default in (None, False, argparse.SUPPRESS, []) or not action.option_strings:
-            return action.help
-        return f"{action.help} (default: %(default)s)"
-
-
-def check_mirror(mirror: str | None) -> None:
-    """A ``--mirror`` that names no directory (each of its ``os.pathsep``-separated parts) is a
-    :class:`UsageError`; ``-v`` says which mirror is used. Every command that reads upstream files
-    checks its flag here."""
-    import os
-    from pathlib import Path
-
-    from semrel.dataset_scripts.sources import mirror_dirs
-
-    for part in (mirror or "").split(os.pathsep):
-        if part and Path(part).expanduser().is_file():
-            raise UsageError(f"--mirror {part}: is a file, not a directory (expected <mirror>/<dataset-id>/<file>)")
-        if part and not Path(part).expanduser().is_dir():
-            raise UsageError(f"--mirror {part}: no such directory (expected <mirror>/<dataset-id>/<file>)")
-    logging.getLogger(__name__).debug("mirror: %s", os.pathsep.join(map(str, mirror_dirs(mirror)))
-                                      or "none (upstream URLs)")
-
-
-def add_command(commands, name: str, run, help: str, description: str | None = None) -> Parser:
-    """A subcommand whose parsed arguments go to ``run(args) -> int``."""
-    sub = commands.add_parser(name, help=help, description=description or help)
-    sub.set_defaults(run=run, prog=sub.prog)  # errors name the whole command, e.g. "semrel bws score"
-    return sub
 
 
 def build_parser() -> Parser:

@@ -416,10 +416,11 @@ def test_a_model_fit_on_a_semrel_dataset_is_pushed_with_its_dataset_repo(toy_reg
                                                                          tmp_path):
     """`fit` cannot know the namespace, so its card names no dataset and the Hub vocabulary check
     would refuse it; the push stages the card with `datasets: [NS/<id>]` (the run stays as is)."""
+    from semrel.dataset_scripts.pairs import load_pairs
     from semrel.dataset_scripts.pretrained import minilm_path
     from semrel.publishing.hub_vocabulary import check_card
     from semrel.trainers.arguments import PairTrainingArguments
-    from semrel.trainers.training import fit, load_pairs
+    from semrel.trainers.fitting import fit
 
     run_dir = tmp_path / "toy-minilm"
     fit(load_pairs("toy-sts", "cv-fold-0", mirror=toy_dataset.MIRROR,

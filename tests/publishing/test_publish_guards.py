@@ -230,6 +230,7 @@ def read_only(monkeypatch):
     def refuse(*args, **kwargs):
         raise OSError(errno.EROFS, "Read-only file system")
     monkeypatch.setattr(tempfile, "mkdtemp", refuse)
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
 
 
 @pytest.mark.parametrize("argv, line", [c[1:] for c in SWEEP], ids=[c[0] for c in SWEEP])

@@ -20,8 +20,9 @@ from huggingface_hub import ModelCard
 from hub_server import LocalHub
 from project import REPO
 from semrel.cli import main
+from semrel.dataset_scripts.pairs import PairData
 from semrel.publishing.guard import local_path_regex
-from semrel.trainers.training import PairData, fit
+from semrel.trainers.fitting import fit
 from trainer_fixtures import small_args, tiny_encoder, toy_conditional_pairs, toy_pairs
 
 pytestmark = pytest.mark.slow  # trains models, starts servers

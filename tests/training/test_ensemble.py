@@ -14,17 +14,13 @@ from scipy import stats
 
 import semrel.trainers.ensemble as ensemble_module
 from semrel.cli import main
-from semrel.trainers.ensemble import (
-    Ensemble,
-    RunPredictions,
-    cv_ensemble,
-    fit_stack,
-    load_run,
-    quantile_ranks,
-    rank_average,
-)
+from semrel.dataset_scripts.pairs import PairData
+from semrel.trainers.combination import cv_ensemble, fit_stack, quantile_ranks, rank_average
+from semrel.trainers.ensemble import Ensemble
+from semrel.trainers.fitting import fit
 from semrel.trainers.models import PairEncoder
-from semrel.trainers.training import PairData, fit, predict
+from semrel.trainers.prediction import predict
+from semrel.trainers.run_folder import RunPredictions, load_run
 from trainer_fixtures import small_args, tiny_encoder, toy_pairs
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from semrel.metrics.compare import compare_correlations
-from semrel.trainers.ensemble import RunPredictions, cv_ensemble, rank_average
+from semrel.trainers.combination import cv_ensemble, rank_average
+from semrel.trainers.run_folder import RunPredictions
 
 
 def synthetic_cv(n_folds=3, rows=60, noise=(0.1, 0.5), seed=0):

@@ -12,10 +12,12 @@ import numpy as np
 import pytest
 
 from semrel.cli import main
+from semrel.dataset_scripts.pairs import load_pairs
 from semrel.metrics.errors import ParameterError
+from semrel.trainers.fitting import fit
+from semrel.trainers.prediction import predict
 from semrel.trainers.selection import METRICS, check_metric, dev_split, load_dev, selection_arguments
 from semrel.trainers.trainer import similarity_scores
-from semrel.trainers.training import fit, load_pairs, predict
 from trainer_fixtures import small_args, tiny_encoder, toy_pairs
 
 

@@ -12,7 +12,9 @@ import pytest
 
 from semrel.cli import main
 from semrel.metrics.errors import ParameterError
-from semrel.trainers.ensemble import ENSEMBLE_FILE, Ensemble, rank_average, spearman
+from semrel.trainers.combination import rank_average, spearman
+from semrel.trainers.ensemble import Ensemble
+from semrel.trainers.run_folder import ENSEMBLE
 from semrel.trainers.stacking import LearnedStack, fit_learned_stack
 from trainer_fixtures import tiny_encoder, toy_pairs
 
@@ -101,7 +103,7 @@ def test_a_saved_stack_loads_and_keeps_its_fit_rows(tmp_path, weights):
     members = [fake_member(tmp_path / n, weights, "str-2021/default", dev_predictions(x[:, i], y))
                for i, n in enumerate("ab")]
     path = Ensemble.build(members, "ridge").save(tmp_path / "ensemble")
-    raw = json.loads((path / ENSEMBLE_FILE).read_text())
+    raw = json.loads((path / ENSEMBLE).read_text())
     assert raw["method"] == "ridge" and raw["learned"]["fit_on"][0]["split"] == "validation"
     loaded = Ensemble.load(path)
     assert loaded.learned.n_rows == 60 and len(loaded.members) == 2

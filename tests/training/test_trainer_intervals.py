@@ -8,8 +8,10 @@ import json
 import numpy as np
 import pytest
 
+from semrel.dataset_scripts.pairs import load_pairs
 from semrel.metrics.correlation_intervals import cv_mean_interval, pearson_interval, spearman_interval
-from semrel.trainers.training import FitResult, eval_intervals, fit, load_pairs, mean_interval, mean_scores
+from semrel.trainers.fitting import FitResult, fit
+from semrel.trainers.summaries import eval_intervals, mean_interval, mean_scores
 from trainer_fixtures import small_args, tiny_encoder
 from trainer_fixtures import toy_folder as save_toy_folder
 

@@ -27,13 +27,13 @@ from semrel.cli import build_parser
 from semrel.metrics.errors import MissingPathError, ParameterError
 from semrel.trainers.arguments import PairTrainingArguments, recorded_options, stored_options
 from semrel.trainers.cli_flags import in_flags, training_arguments
+from semrel.trainers.cross_validation import parse_member
 from semrel.trainers.data import prepare_pairs
 from semrel.trainers.ensemble import METHODS
 from semrel.trainers.models import build_model
 from semrel.trainers.options import OPTIONS, RULES
 from semrel.trainers.samplers import BatchOrderSampler, GroupBatchSampler
 from semrel.trainers.trainer import EpochLogCallback, PairTrainer
-from semrel.trainers.training import parse_member
 from trainer_fixtures import tiny_encoder, toy_conditional_pairs, toy_pairs
 
 
@@ -303,7 +303,7 @@ def test_no_class_is_named_like_a_sentence_transformers_or_transformers_class():
 
 
 def test_a_datasetdict_passes_straight_in():
-    from semrel.trainers.training import load_pairs
+    from semrel.dataset_scripts.pairs import load_pairs
 
     splits = datasets.DatasetDict(train=toy_pairs((0.0, 5.0)))
     data = load_pairs(splits, score_range=(0, 5))

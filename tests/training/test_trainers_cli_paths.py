@@ -286,7 +286,7 @@ def test_predict_takes_the_run_s_range_and_writes_its_file_whole(paths, capsys):
 
 
 def test_a_failed_write_leaves_the_previous_file(tmp_path, monkeypatch):
-    from semrel.trainers.training import write_submission
+    from semrel.trainers.prediction import write_submission
 
     out = write_submission([0.5, 0.25], tmp_path / "p.json")
     before = out.read_text()
@@ -307,7 +307,9 @@ def test_a_trained_run_predicts_on_its_own_range_only(paths, tmp_path, capsys):
     (its predictions would be rescaled to a range the run never learnt)."""
     import datasets
 
-    from semrel.trainers.training import fit, load_pairs, predict
+    from semrel.dataset_scripts.pairs import load_pairs
+    from semrel.trainers.fitting import fit
+    from semrel.trainers.prediction import predict
 
     run = fit(load_pairs(str(paths["data"]), score_range=(0, 1)), paths["base"],
               small_args(tmp_path / "run", encoder="bi"))
@@ -349,10 +351,11 @@ def test_the_installed_command_answers_in_one_line(no_metrics, case):
 def test_the_python_api_refuses_the_same_folders(paths):
     """``Ensemble.build``, ``PairEncoder.from_pretrained`` and ``predict`` check as the CLI does,
     naming their own parameters."""
+    from semrel.dataset_scripts.pairs import load_pairs
     from semrel.metrics.errors import ParameterError
     from semrel.trainers.ensemble import Ensemble
     from semrel.trainers.models import PairEncoder
-    from semrel.trainers.training import load_pairs, predict
+    from semrel.trainers.prediction import predict
 
     with pytest.raises(ParameterError, match=r"^members='.*no-weights': holds no weights"):
         Ensemble.build([paths["run"], paths["run-no-weights"]])
@@ -372,13 +375,13 @@ def test_the_python_api_refuses_the_same_folders(paths):
 def test_an_os_error_mid_run_is_one_line(paths, monkeypatch, capsys):
     """What no check up front can foresee (the disk filling while a run writes) is answered in
     one line naming the path, exit 2."""
-    import semrel.trainers.training as training
+    import semrel.trainers.prediction as prediction
 
     def full_disk(predictions, path, **kwargs):
         raise OSError(28, "No space left on device", str(path))
 
-    monkeypatch.setattr(training, "write_submission", full_disk)
-    monkeypatch.setattr(training, "predict", lambda *args, **kwargs: [0.5] * 16)
+    monkeypatch.setattr(prediction, "write_submission", full_disk)
+    monkeypatch.setattr(prediction, "predict", lambda *args, **kwargs: [0.5] * 16)
     out = paths["tmp"] / "full.json"
     assert main(["predict", "--dataset", str(paths["data"]), "--model", str(paths["run"]),
                  "--output", str(out)]) == 2

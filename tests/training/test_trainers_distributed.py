@@ -10,7 +10,8 @@ import sys
 import pytest
 from transformers import TrainerCallback
 
-from semrel.trainers.training import fit, load_pairs
+from semrel.dataset_scripts.pairs import load_pairs
+from semrel.trainers.fitting import fit
 from trainer_fixtures import small_args, tiny_encoder
 from trainer_fixtures import toy_folder as save_toy_folder
 

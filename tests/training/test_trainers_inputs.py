@@ -19,10 +19,10 @@ from hub_server import LocalHub
 from project import REPO
 from semrel.cli import main
 from semrel.dataset_scripts import load
+from semrel.dataset_scripts.pairs import dataset_configs, load_pairs
 from semrel.dataset_scripts.registry import REGISTRY
 from semrel.metrics.errors import ParameterError
 from semrel.publishing.export import build_dataset
-from semrel.trainers.training import dataset_configs, load_pairs
 from trainer_fixtures import tiny_encoder, toy_pairs
 
 
@@ -126,7 +126,7 @@ folder, out, encoder = sys.argv[1:4]
 api = HfApi()
 api.create_repo("semrel-test/toy-sts", repo_type="dataset")
 api.upload_folder(repo_id="semrel-test/toy-sts", repo_type="dataset", folder_path=folder)
-from semrel.trainers.training import load_pairs
+from semrel.dataset_scripts.pairs import load_pairs
 data = load_pairs("semrel-test/toy-sts", "cv-fold-0", score_range=(0, 5), cache_dir=out + "/c")
 from semrel.cli import main
 status = main(["fit", "--dataset", "semrel-test/toy-sts", "--config", "cv-fold-0",

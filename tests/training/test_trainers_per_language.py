@@ -12,7 +12,8 @@ import pytest
 from scipy import stats
 
 from semrel.cli import main
-from semrel.trainers.training import per_language_spearman, write_submission
+from semrel.trainers.prediction import write_submission
+from semrel.trainers.summaries import per_language_spearman
 
 
 def split(languages, ids=None):
@@ -35,7 +36,7 @@ def test_per_language_spearman_scores_each_language_on_its_own_rows():
 
 
 def test_undefined_spearman_is_a_warning_not_a_lost_run(caplog):
-    with caplog.at_level(logging.WARNING, logger="semrel.trainers.training"):
+    with caplog.at_level(logging.WARNING, logger="semrel.trainers.summaries"):
         assert per_language_spearman(split(["amh"] * 3), np.full(3, 0.5), np.array([0.1, 0.2, 0.3])) == {}
     assert "all amh predictions are equal: Spearman is undefined" in caplog.text
 

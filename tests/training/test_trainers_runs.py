@@ -17,9 +17,12 @@ import torch
 
 from project import REPO
 from semrel.cli import build_parser, main
+from semrel.dataset_scripts.pairs import load_pairs
 from semrel.metrics.errors import ParameterError
 from semrel.trainers.arguments import PairTrainingArguments
-from semrel.trainers.training import fit, last_complete_checkpoint, load_pairs, predict
+from semrel.trainers.fitting import fit
+from semrel.trainers.prediction import predict
+from semrel.trainers.run_folder import last_complete_checkpoint
 from trainer_fixtures import small_args, tiny_encoder, toy_conditional_pairs, toy_pairs
 from trainer_fixtures import toy_folder as save_toy_folder
 
@@ -134,7 +137,7 @@ def test_help_shows_defaults_without_importing_torch():
 @pytest.mark.slow
 def test_import_trainers_leaves_the_matplotlib_backend_alone():
     code = ("import matplotlib; matplotlib.use('svg'); import semrel.trainers, semrel.trainers.card, "
-            "semrel.trainers.training; import sys; print(matplotlib.get_backend())")
+            "semrel.trainers.fitting; import sys; print(matplotlib.get_backend())")
     done = subprocess.run([sys.executable, "-c", code], env=ENV, cwd=REPO, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -353,3 +356,28 @@ def test_an_undefined_figure_is_written_as_null_not_as_nan(encoder, tmp_path):
     written = json.loads(text)
     assert written["spearman"] is None and written["pearson"] is None
     assert written["mse"] == pytest.approx(result.mse)
+
+
+@pytest.mark.slow  # trains
+def test_a_model_trained_by_pair_trainer_is_saved_with_its_card(encoder, tmp_path):
+    """The card comes from the trainer's callback, as in sentence-transformers: a Python user of
+    PairTrainer who trains and saves gets it (``fit`` completes it with the evaluation)."""
+    from huggingface_hub import ModelCard
+
+    from semrel.trainers.data import prepare_pairs
+    from semrel.trainers.models import build_model
+    from semrel.trainers.trainer import PairTrainer
+
+    model = build_model("bi", encoder)
+    rows = prepare_pairs(toy_pairs().select(range(32)), (0.0, 1.0), where="toy")
+    trainer = PairTrainer(model, small_args(tmp_path / "checkpoints"), train_name="toy/train",
+                          train_dataset=rows)
+    trainer.train()
+    model.save_pretrained(tmp_path / "model")
+    card = ModelCard.load(tmp_path / "model" / "README.md")
+    assert card.data.library_name == "sentence-transformers" and "bi-encoder" in card.data.tags
+    assert "# bi-encoder fine-tuned on toy/train" in card.text
+    assert "Not evaluated: saved from a `PairTrainer`" in card.text and "| batch_size | 8 |" in card.text
+    assert "- train pairs: 32" in card.text
+    build_model("bi", encoder).save_pretrained(tmp_path / "untrained")
+    assert not (tmp_path / "untrained" / "README.md").exists()  # not trained: no card

@@ -1,8 +1,7 @@
-"""What a folder or file argument must be before a command reads or writes it, and writes that
-leave no truncated file.
+"""What a folder or file argument must be before a command reads or writes it.
 
-Every check raises a :class:`~semrel.metrics.errors.ParameterError` naming the parameter, the path and
-what is wrong with it (the CLI words the parameter as its flag), before anything is loaded or
+Every check raises a :class:`~semrel.metrics.errors.ParameterError` naming the parameter, the path
+and what is wrong with it (the CLI words the parameter as its flag), before anything is loaded or
 trained:
 
 * :func:`check_transformer_folder`: a model folder as ``save_pretrained`` writes it: a
@@ -11,64 +10,43 @@ trained:
   ``safetensors.safe_open``, which refuses a truncated file.
 * :func:`check_run_folder`: a model saved by semrel (``semrel_encoder.json`` with a known
   ``kind``) or an ensemble folder (``semrel_ensemble.json`` and its members);
-  :func:`recorded_score_range` is the score range the run was trained on.
+  :func:`recorded_score_range` is the score range the run was trained on, :func:`member_facts`
+  what an ensemble member says of itself.
+* :func:`check_checkpoint_folder`, :func:`check_cv_folder`: a checkpoint to resume from, a
+  member's CV.
 * :func:`check_output_file`, :func:`check_output_folder`: a path that can be written (its nearest
-  existing ancestor is a writable folder, tried by creating a file there); a file argument
-  must not be a folder, a folder argument not a file. A missing parent is created on writing.
-* :func:`write_text_whole`: write beside the target and rename over it (``os.replace``), so a
-  failure (full disk, kill) leaves the previous file or none, never a truncated one.
+  existing ancestor is a writable folder: :func:`~semrel.metrics.output_files.unwritable`); a file
+  argument must not be a folder, a folder argument not a file. A missing parent is created on
+  writing.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from pathlib import Path
 
+from semrel.dataset_scripts.schema import check_score_range
 from semrel.metrics.errors import MissingPathError, ParameterError
+from semrel.metrics.output_files import unwritable
 
-from .options import check_score_range
-
-CONFIG = "config.json"
-ENCODER_CONFIG = "semrel_encoder.json"  # trainers.models.CONFIG_NAME
-HEAD = "semrel_head.safetensors"  # trainers.models.HEAD_NAME
-ENSEMBLE = "semrel_ensemble.json"  # trainers.ensemble.ENSEMBLE_FILE
-METRICS = "metrics.json"
-PREDICTIONS = "eval_predictions.json"  # trainers.ensemble.PREDICTIONS_FILE
-SAFETENSORS, SAFETENSORS_INDEX = "model.safetensors", "model.safetensors.index.json"
-TORCH_WEIGHTS = "pytorch_model.bin"
-TRAINER_STATE = "trainer_state.json"
-
-
-def read_json_object(file: Path, parameter: str, value, name: str | None = None) -> dict:
-    """The JSON object in ``file``; a ParameterError on ``parameter`` naming the file (as
-    ``name``, default its file name) when it is not one (truncated, corrupt, not an object)."""
-    name = name or file.name
-    try:
-        raw = json.loads(file.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ParameterError(parameter, value, f"{name} is not UTF-8 text ({exc.reason})"
-                             ) from None
-    except json.JSONDecodeError as exc:
-        raise ParameterError(parameter, value, f"{name} is not valid JSON (truncated or "
-                             f"corrupt: {exc.msg}, line {exc.lineno} column {exc.colno})"
-                             ) from None
-    if not isinstance(raw, dict):
-        raise ParameterError(parameter, value, f"{name} is not a JSON object")
-    return raw
-
-
-def _whole_safetensors(file: Path, parameter: str, value) -> None:
-    from safetensors import safe_open
-
-    try:
-        with safe_open(str(file), "numpy"):
-            pass
-    except Exception as exc:  # SafetensorError: truncated, corrupt header
-        reason = str(exc).removeprefix("Error while deserializing header: ")
-        raise ParameterError(parameter, value, f"{file.name} is not a whole safetensors file "
-                             f"(truncated or corrupt: {reason})") from None
+from ..options import ENCODER_KINDS
+from .files import (
+    CONFIG,
+    ENCODER_CONFIG,
+    ENSEMBLE,
+    HEAD,
+    METRICS,
+    PREDICTIONS,
+    SAFETENSORS,
+    SAFETENSORS_INDEX,
+    TORCH_WEIGHTS,
+    TRAINER_STATE,
+    check_safetensors,
+    read_encoder_config,
+    read_ensemble,
+    read_json_object,
+    read_metrics,
+)
+from .predictions import cv_folds
 
 
 def _folder(path, parameter: str, what: str) -> Path:
@@ -88,17 +66,17 @@ def check_transformer_folder(path, parameter: str = "model_path") -> Path:
     folder = _folder(path, parameter, "model folder")
     if not (folder / CONFIG).is_file():
         raise ParameterError(parameter, str(path), f"holds no {CONFIG}: not a model folder "
-                             "(save_pretrained writes config.json and model.safetensors)")
+                             f"(save_pretrained writes {CONFIG} and {SAFETENSORS})")
     read_json_object(folder / CONFIG, parameter, str(path))
     if (folder / SAFETENSORS).is_file():
-        _whole_safetensors(folder / SAFETENSORS, parameter, str(path))
+        check_safetensors(folder / SAFETENSORS, parameter, str(path))
     elif (folder / SAFETENSORS_INDEX).is_file():
         index = read_json_object(folder / SAFETENSORS_INDEX, parameter, str(path))
         for shard in sorted(set((index.get("weight_map") or {}).values())):
             if not (folder / shard).is_file():
                 raise ParameterError(parameter, str(path), f"lacks {shard}, a weights shard "
                                      f"that {SAFETENSORS_INDEX} names")
-            _whole_safetensors(folder / shard, parameter, str(path))
+            check_safetensors(folder / shard, parameter, str(path))
     elif not (folder / TORCH_WEIGHTS).is_file() or (folder / TORCH_WEIGHTS).stat().st_size == 0:
         raise ParameterError(parameter, str(path), f"holds no weights ({SAFETENSORS} or "
                              f"{TORCH_WEIGHTS}) beside its {CONFIG}")
@@ -112,8 +90,7 @@ def check_run_folder(path, parameter: str = "model_path", *, written_by_fit: boo
     ParameterError on ``parameter`` otherwise."""
     folder = _folder(path, parameter, "model folder")
     if (folder / ENSEMBLE).is_file() and not written_by_fit:
-        raw = read_json_object(folder / ENSEMBLE, parameter, str(path))
-        members = raw.get("members")
+        members = read_ensemble(folder, parameter, str(path)).get("members")
         if not (isinstance(members, list) and members and all(isinstance(m, str) for m in members)):
             raise ParameterError(parameter, str(path), f"{ENSEMBLE} names no members (a list of "
                                  "member folders)")
@@ -132,23 +109,21 @@ def check_encoder_folder(path, parameter: str = "path", *, written_by_fit: bool 
     (:func:`check_transformer_folder`) with a ``semrel_encoder.json`` whose ``kind`` is an
     encoder kind (and whole condition layers, ``semrel_head.safetensors``, where it has them);
     ``written_by_fit``: also a ``metrics.json``, as ``semrel fit`` writes."""
-    from .models import ENCODER_KINDS
-
     folder = _folder(path, parameter, "model folder")
     if not (folder / ENCODER_CONFIG).is_file():
         raise MissingPathError(parameter, str(path), f"holds no {ENCODER_CONFIG}: not a model "
                                "saved by `semrel fit` (a plain transformer folder is a starting "
                                "model for fit)")
     check_transformer_folder(folder, parameter)
-    kind = read_json_object(folder / ENCODER_CONFIG, parameter, str(path)).get("kind")
+    kind = read_encoder_config(folder, parameter, str(path)).get("kind")
     if kind not in ENCODER_KINDS:
         got = "has no 'kind'" if kind is None else f"has kind {kind!r}"
         raise ParameterError(parameter, str(path), f"{ENCODER_CONFIG} {got}; it must be one of "
                              f"{', '.join(ENCODER_KINDS)}")
     if kind != "cross" and (folder / HEAD).is_file():  # a cross-encoder's is refused on loading
-        _whole_safetensors(folder / HEAD, parameter, str(path))
+        check_safetensors(folder / HEAD, parameter, str(path))
     if (folder / METRICS).is_file():
-        read_json_object(folder / METRICS, parameter, str(path))
+        read_metrics(folder, parameter, str(path))
     elif written_by_fit:
         raise ParameterError(parameter, str(path), f"holds no {METRICS}: not a run folder "
                              "written by `semrel fit`")
@@ -174,6 +149,19 @@ def recorded_score_range(path) -> tuple[tuple[float, float], str] | None:
     return None
 
 
+def member_facts(path: Path) -> dict:
+    """What an ensemble member, a run folder of ``semrel fit`` checked whole, says of itself:
+    encoder kind and conditioning (``semrel_encoder.json``), data and score range
+    (``metrics.json``)."""
+    if not ((path / ENCODER_CONFIG).is_file() and (path / METRICS).is_file()):
+        raise FileNotFoundError(f"ensemble member {path}: not a model folder written by "
+                                f"`semrel fit` (needs {ENCODER_CONFIG} and {METRICS})")
+    check_encoder_folder(path, "members", written_by_fit=True)
+    options, result = read_encoder_config(path, "members"), read_metrics(path, "members")
+    return {"encoder": options["kind"], "conditional": options.get("conditional", False),
+            "data": result.get("data"), "score_range": tuple(result.get("score_range") or ())}
+
+
 def check_checkpoint_folder(path, parameter: str = "resume_from_checkpoint") -> Path:
     """``path`` as a complete Trainer checkpoint to resume from: ``trainer_state.json`` (which
     transformers writes last) a JSON object, its weights whole where they are safetensors."""
@@ -183,7 +171,7 @@ def check_checkpoint_folder(path, parameter: str = "resume_from_checkpoint") -> 
                              f"{TRAINER_STATE})")
     read_json_object(folder / TRAINER_STATE, parameter, str(path))
     if (folder / SAFETENSORS).is_file():
-        _whole_safetensors(folder / SAFETENSORS, parameter, str(path))
+        check_safetensors(folder / SAFETENSORS, parameter, str(path))
     return folder
 
 
@@ -191,41 +179,31 @@ def check_cv_folder(path, parameter: str = "cv_dirs") -> Path:
     """``path`` as the folder of a member's CV: its fold runs' ``eval_predictions.json`` are
     JSON objects (which folds it must hold is the ensemble's to check)."""
     folder = _folder(path, parameter, "CV folder")
-    for fold in sorted(folder.iterdir()):
-        if (fold / PREDICTIONS).is_file():
-            read_json_object(fold / PREDICTIONS, parameter, str(path), f"{fold.name}/{PREDICTIONS}")
+    for fold in cv_folds(folder):
+        read_json_object(fold / PREDICTIONS, parameter, str(path), f"{fold.name}/{PREDICTIONS}")
     return folder
 
 
-def _nearest_existing(path: Path) -> Path:
-    while not path.exists() and path != path.parent:
-        path = path.parent
-    return path
-
-
-def _check_writable(path, parameter: str, target: Path) -> None:
-    """The folder that will hold ``target`` (its nearest existing ancestor) is a folder in which
-    a file can be created."""
-    where = _nearest_existing(target.parent)
-    if not where.is_dir():
+def _check_writable(path, parameter: str, folder: Path) -> None:
+    """A file can be created in ``folder``, the one that will hold what ``path`` names."""
+    problem = unwritable(folder)
+    if problem is None:
+        return
+    where, reason = problem
+    if reason is None:
         raise ParameterError(parameter, str(path), f"cannot be created: {where} is a file, not a "
                              "folder")
-    try:
-        handle, probe = tempfile.mkstemp(prefix=".semrel-probe-", dir=where)
-    except OSError as exc:
-        raise ParameterError(parameter, str(path), f"cannot be written: no file can be created in "
-                             f"{where} ({exc.strerror})") from None
-    os.close(handle)
-    os.unlink(probe)
+    raise ParameterError(parameter, str(path), f"cannot be written: no file can be created in "
+                         f"{where} ({reason})")
 
 
 def check_output_file(path, parameter: str = "path") -> Path:
-    """``path`` as a file to write: not a folder, and creatable (:func:`_check_writable`)."""
+    """``path`` as a file to write: not a folder, and creatable in its folder."""
     target = Path(path).expanduser()
     if target.is_dir():
         raise ParameterError(parameter, str(path), "is a folder; give the name of the file to "
                              "write")
-    _check_writable(path, parameter, target)
+    _check_writable(path, parameter, target.parent)
     return target
 
 
@@ -235,28 +213,5 @@ def check_output_folder(path, parameter: str = "output_dir") -> Path:
     target = Path(path).expanduser()
     if target.exists() and not target.is_dir():
         raise ParameterError(parameter, str(path), "is a file, not a folder")
-    _check_writable(path, parameter, target / "x")
+    _check_writable(path, parameter, target)
     return target
-
-
-def write_text_whole(path, text: str, parameter: str = "path") -> Path:
-    """Write ``text`` to ``path`` (parents created) beside it, then rename it in: a failure leaves
-    whatever was at ``path`` before, and no partial file; a ParameterError on ``parameter``
-    says why it failed."""
-    path = Path(path)
-    staged = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(staged, "w", encoding="utf-8") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(staged, path)
-    except OSError as exc:
-        try:
-            staged.unlink(missing_ok=True)
-        except OSError:  # the folder itself is unusable: there is nothing to clean
-            pass
-        raise ParameterError(parameter, str(path), f"could not be written ({exc.strerror}); "
-                             "whatever was there is unchanged") from None
-    return path

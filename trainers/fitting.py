@@ -1,0 +1,191 @@
+"""Fit one run: train an encoder on the ``train`` split of any pair dataset
+(:class:`~semrel.dataset_scripts.pairs.PairData`), evaluate it, save it with its card, figures and
+predictions in its run folder (:mod:`~trainers.run_folder`).
+
+Training arguments are :class:`~trainers.arguments.PairTrainingArguments`; per-source and
+per-language Spearman and the intervals come from :mod:`~trainers.summaries`.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from semrel.dataset_scripts.pairs import PairData
+from semrel.dataset_scripts.pretrained import known_base_model
+from semrel.metrics.errors import MissingPathError, ParameterError
+
+from .arguments import PairTrainingArguments, precision_used, recorded_options, stored_options
+from .card import CardFacts
+from .data import prepare_pairs, pretokenize_pairs
+from .models import build_model
+from .run_folder import (
+    CHECKPOINTS,
+    PREDICTIONS,
+    SELECTION,
+    check_output,
+    prepare_output,
+    resume_point,
+    write_metrics,
+    write_predictions,
+)
+from .selection import DevSplit, check_selection, selection_record
+from .summaries import eval_intervals, finite_or_null, per_language_spearman, per_source_spearman
+from .trainer import EpochClock, PairTrainer, SimilarityResult, similarity_scores
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """What one run measured: scores on ``eval_split`` (on the [0, 1] label scale), per-source
+    Spearman, training size and speed (pairs/s over the steps trained in this process, so a
+    resumed run counts only what it trained after resuming; the seconds of each epoch trained)
+    and the options it ran with (:func:`~trainers.arguments.recorded_options`). The run folder's
+    record of it writes a figure that is undefined (NaN: e.g. Spearman of constant predictions)
+    as null."""
+
+    output_dir: str
+    eval_split: str | None
+    pearson: float | None
+    spearman: float | None
+    mse: float | None
+    per_source: dict[str, float] = field(default_factory=dict)
+    per_language: dict[str, float] = field(default_factory=dict)  # per_language_spearman
+    train_pairs: int = 0
+    train_seconds: float = 0.0
+    pairs_per_second: float = 0.0
+    n_omitted_groups: int = 0
+    data: str = ""
+    score_range: tuple[float, float] | None = None
+    precision: str = ""
+    epoch_seconds: list[float] = field(default_factory=list)
+    options: dict = field(default_factory=dict)
+    selection: dict = field(default_factory=dict)  # trainers.selection.selection_record
+    spearman_ci: list[float] | None = None  # 95 % paired-bootstrap interval (eval_intervals)
+    pearson_ci: list[float] | None = None  # 95 % Fisher-z interval
+
+
+def run_fingerprint(data: PairData, model_path, args: PairTrainingArguments) -> dict:
+    """What makes two runs the same run: data, starting model, recorded options."""
+    return {"data": data.name, "model": str(model_path), "options": recorded_options(args)}
+
+
+def eval_split_name(splits) -> str | None:
+    """``validation`` when the dataset has one, else ``test``; ``None`` when it has neither (a
+    final model trained on all the data is not evaluated)."""
+    for name in ("validation", "test"):
+        if name in splits:
+            return name
+    return None
+
+
+def with_output(args: PairTrainingArguments, output_dir) -> PairTrainingArguments:
+    """``args`` with another ``output_dir`` (a copy: the device fields stay as resolved)."""
+    args = copy.copy(args)
+    args.output_dir = str(output_dir)
+    return args
+
+
+def _predict(trainer, rows) -> np.ndarray:
+    return np.asarray(trainer.predict(rows).predictions, dtype=np.float64).reshape(-1)
+
+
+def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArguments, *,
+        resume_from_checkpoint: str | bool | None = None, overwrite: bool = False,
+        callbacks=None, eval_data: DevSplit | None = None) -> FitResult:
+    """Train ``args.encoder`` from the transformer at ``model_path`` on the ``train`` split,
+    evaluate on :func:`eval_split_name`, save model + model card + figures in the run
+    folder ``args.output_dir`` (the Trainer's checkpoints, e.g. with ``save_strategy="steps"``,
+    in its ``checkpoints``).
+
+    ``output_dir`` must be new or empty, or hold a run: the same run to resume
+    (``resume_from_checkpoint``, else ``args.resume_from_checkpoint``: a checkpoint folder, or
+    True / ``"last"`` for its last complete checkpoint), or any run with ``overwrite=True``
+    (cleared first); see :func:`~trainers.run_folder.prepare_output`.
+
+    ``eval_data`` (:func:`~trainers.selection.load_dev`): a dev split, of this or other data on
+    the same score range, evaluated during training as ``args`` say
+    (:func:`~trainers.selection.selection_arguments`: each epoch, the best checkpoint by a
+    metric kept); the curve and the kept checkpoint go into ``selection`` of the result, the
+    figures and the card, the kept model's dev predictions beside them.
+    """
+    if args.output_dir is None:
+        raise ParameterError("output_dir", None, "must name the run folder")
+    output_dir = Path(args.output_dir)
+    resume = resume_from_checkpoint if resume_from_checkpoint is not None \
+        else args.resume_from_checkpoint
+    if not Path(model_path).is_dir():
+        raise MissingPathError("model_path", str(model_path), "no such model folder")
+    check_selection(data, eval_data, args)
+    run = run_fingerprint(data, model_path, args)
+    if eval_data is not None:
+        run["eval_data"] = eval_data.name
+    main_process = int(os.environ.get("RANK", "0")) == 0  # torchrun: one process owns the folder
+    if main_process:
+        check_output(output_dir, run, resume=resume, overwrite=overwrite, as_recorded=stored_options)
+    if "train" not in data.splits:
+        raise ValueError(f"{data.name}: no train split to fit on (splits: {list(data.splits)})")
+    eval_name = eval_split_name(data.splits)
+    train_name = f"{data.name}/train"
+    train = prepare_pairs(data.splits["train"], data.score_range, where=train_name)
+    conditional = "condition" in train.column_names
+    model = build_model(args.encoder, model_path, seed=args.seed, conditional=conditional,
+                        **args.model_options())
+    train = pretokenize_pairs(train, model)
+    if main_process:
+        prepare_output(output_dir, run, resume=resume, overwrite=overwrite,
+                       as_recorded=stored_options)
+    resume, start_step = resume_point(output_dir, resume)
+    dev_rows = None if eval_data is None else pretokenize_pairs(prepare_pairs(
+        eval_data.rows, data.score_range, where=eval_data.name), model)
+    clock = EpochClock()
+    trainer = PairTrainer(model, with_output(args, output_dir / CHECKPOINTS),
+                          train_name=train_name, train_dataset=train, eval_dataset=dev_rows,
+                          callbacks=[clock, *(callbacks or [])])
+    train_output = trainer.train(resume_from_checkpoint=resume)
+    selection = {} if eval_data is None else selection_record(trainer.state, eval_data,
+                                                              trainer.args)
+    scores, per_source, per_language = SimilarityResult(None, None, None), {}, {}
+    if eval_name is not None:
+        evaluation = pretokenize_pairs(prepare_pairs(
+            data.splits[eval_name], data.score_range, where=f"{data.name}/{eval_name}"), model)
+        predictions = _predict(trainer, evaluation)
+        labels = np.asarray(evaluation["labels"], dtype=np.float64)
+        scores = similarity_scores(predictions, labels)
+        per_source = per_source_spearman(data.splits[eval_name], predictions, labels)
+        per_language = per_language_spearman(data.splits[eval_name], predictions, labels)
+    seconds = float(train_output.metrics["train_runtime"])
+    used = trainer.args
+    pairs_all_steps = (len(train) * float(used.num_train_epochs) if used.max_steps <= 0 else
+                       used.max_steps * used.train_batch_size * used.world_size
+                       * used.gradient_accumulation_steps)
+    steps = trainer.state.global_step
+    pairs_here = pairs_all_steps * (steps - start_step) / steps if steps else 0.0
+    result = FitResult(
+        output_dir=str(output_dir), eval_split=eval_name, pearson=scores.pearson,
+        spearman=scores.spearman, mse=scores.mse, per_source=per_source,
+        **(eval_intervals(predictions, labels) if eval_name is not None else {}),
+        per_language=per_language,
+        train_pairs=len(train), train_seconds=seconds,
+        pairs_per_second=pairs_here / seconds if seconds > 0 else 0.0,
+        n_omitted_groups=trainer.n_omitted_groups, data=data.name,
+        score_range=data.score_range, precision=precision_used(used),
+        epoch_seconds=clock.seconds, options=run["options"], selection=selection)
+    if eval_data is not None:  # the kept model's dev predictions (every process predicts)
+        dev_predictions = _predict(trainer, dev_rows)
+    if trainer.is_world_process_zero():
+        model.card_facts = replace(model.card_facts or CardFacts(), data=data, result=result,
+                                   base_model=known_base_model(model_path))
+        model.save_pretrained(output_dir)  # with its card
+        write_metrics(output_dir, finite_or_null(asdict(result)))
+        if eval_name is not None:
+            write_predictions(output_dir, PREDICTIONS, data, eval_name, predictions, labels,
+                              encoder=model.kind, conditional=model.conditional)
+        if eval_data is not None:
+            write_predictions(output_dir, SELECTION, eval_data.data, eval_data.split,
+                              dev_predictions, np.asarray(dev_rows["labels"], dtype=np.float64),
+                              encoder=model.kind, conditional=model.conditional, sentences=True)
+    return result

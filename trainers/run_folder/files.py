@@ -1,0 +1,174 @@
+"""The files of run and ensemble folders: every name, and the one reader and writer of each.
+
+Readers check what they read (:func:`read_json_object`: whole, a JSON object) and raise a
+:class:`~semrel.metrics.errors.ParameterError` naming the parameter that gave the folder; writers
+write each file whole (:func:`~semrel.metrics.output_files.written_whole`: beside it, then
+renamed in, so a failure leaves the previous file or none). Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from semrel.metrics.errors import ParameterError
+from semrel.metrics.output_files import write_whole
+
+# the transformer, as save_pretrained writes it (weights whole in one file, sharded, or torch's)
+CONFIG = "config.json"
+SAFETENSORS, SAFETENSORS_INDEX = "model.safetensors", "model.safetensors.index.json"
+TORCH_WEIGHTS = "pytorch_model.bin"
+# semrel's files beside it
+ENCODER_CONFIG = "semrel_encoder.json"  # the model's kind and options
+HEAD = "semrel_head.safetensors"  # parameters outside the transformer (tri-encoder)
+METRICS = "metrics.json"  # what fit measured and the options it ran with
+PREDICTIONS = "eval_predictions.json"  # scores on the evaluated split, with the gold labels
+SELECTION = "selection_predictions.json"  # the kept model's dev predictions
+CARD = "README.md"  # the model card
+CHECKPOINTS = "checkpoints"  # the Trainer's checkpoint-N folders; stays local
+RUN_FILE = f"{CHECKPOINTS}/semrel_run.json"  # the run's fingerprint (names the local model path)
+TRAINER_STATE = "trainer_state.json"  # transformers writes it last into a checkpoint
+WEIGHT_FILES = ("*.safetensors", "*.bin", "*.pt", "*.pth", "*.onnx")  # patterns of weights files
+LOCAL_ONLY = (f"{CHECKPOINTS}/*", "checkpoint-*", "runs/*")  # what a published run leaves behind
+# an ensemble folder
+ENSEMBLE = "semrel_ensemble.json"  # method, members, weights / stack / references
+MEMBERS = "members"  # copies of the member run folders
+
+
+def read_json_object(file: Path, parameter: str, value, name: str | None = None) -> dict:
+    """The JSON object in ``file``; a ParameterError on ``parameter`` naming the file (as
+    ``name``, default its file name) when it is not one (truncated, corrupt, not an object)."""
+    name = name or file.name
+    try:
+        raw = json.loads(file.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ParameterError(parameter, value, f"{name} is not UTF-8 text ({exc.reason})"
+                             ) from None
+    except json.JSONDecodeError as exc:
+        raise ParameterError(parameter, value, f"{name} is not valid JSON (truncated or "
+                             f"corrupt: {exc.msg}, line {exc.lineno} column {exc.colno})"
+                             ) from None
+    if not isinstance(raw, dict):
+        raise ParameterError(parameter, value, f"{name} is not a JSON object")
+    return raw
+
+
+def check_safetensors(file: Path, parameter: str, value) -> None:
+    """``file`` is a whole safetensors file (``safe_open`` reads its header, refusing a
+    truncated one), else a ParameterError on ``parameter``."""
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(file), "numpy"):
+            pass
+    except Exception as exc:  # SafetensorError: truncated, corrupt header
+        reason = str(exc).removeprefix("Error while deserializing header: ")
+        raise ParameterError(parameter, value, f"{file.name} is not a whole safetensors file "
+                             f"(truncated or corrupt: {reason})") from None
+
+
+def write_text(path, text: str, parameter: str = "path") -> Path:
+    """Write ``text`` to ``path`` whole (parents created); a ParameterError on ``parameter``
+    says why it could not be, and whatever was at ``path`` before is still there."""
+    def failed(exc: OSError, kept: bool) -> ParameterError:
+        return ParameterError(parameter, str(path), f"could not be written ({exc.strerror}); "
+                              "whatever was there is unchanged")
+
+    return write_whole(path, text, parameter, error=failed)
+
+
+def write_json(path, record: dict, parameter: str = "output_dir", **dumps) -> Path:
+    """``record`` as JSON (``json.dumps`` options ``dumps``) by :func:`write_text`."""
+    return write_text(path, json.dumps(record, **dumps), parameter)
+
+
+def read_encoder_config(folder: Path, parameter: str = "path", value=None) -> dict:
+    """``semrel_encoder.json``: ``{"kind": ..., <the model's options>}``."""
+    return read_json_object(Path(folder) / ENCODER_CONFIG, parameter,
+                            str(folder) if value is None else value)
+
+
+def write_encoder_config(folder: Path, kind: str, options: dict) -> Path:
+    return write_json(Path(folder) / ENCODER_CONFIG, {"kind": kind, **options}, "path", indent=2)
+
+
+def read_metrics(folder: Path, parameter: str = "model_path", value=None) -> dict:
+    """``metrics.json`` of a run (:class:`~semrel.trainers.fitting.FitResult` as a record)."""
+    return read_json_object(Path(folder) / METRICS, parameter, str(folder) if value is None else value)
+
+
+def write_metrics(folder: Path, record: dict) -> Path:
+    """``metrics.json``; a figure must be a number or null (NaN is not JSON)."""
+    return write_json(Path(folder) / METRICS, record, indent=2, allow_nan=False)
+
+
+def read_fingerprint(folder: Path) -> dict | None:
+    """The run fingerprint an output folder holds (``checkpoints/semrel_run.json``), or None."""
+    file = Path(folder) / RUN_FILE
+    return read_json_object(file, "output_dir", str(folder), RUN_FILE) if file.is_file() else None
+
+
+def write_fingerprint(folder: Path, run: dict) -> Path:
+    return write_json(Path(folder) / RUN_FILE, run, indent=2)
+
+
+def checkpoint_step(checkpoint) -> int:
+    """The global step of a complete Trainer checkpoint (its ``trainer_state.json``)."""
+    state = Path(checkpoint) / TRAINER_STATE
+    if not state.is_file():
+        raise ParameterError("resume_from_checkpoint", str(checkpoint), "is not a complete "
+                             f"checkpoint (no {TRAINER_STATE})")
+    return int(read_json_object(state, "resume_from_checkpoint", str(checkpoint))["global_step"])
+
+
+def read_ensemble(folder: Path, parameter: str = "path", value=None) -> dict:
+    """``semrel_ensemble.json`` of an ensemble folder."""
+    return read_json_object(Path(folder) / ENSEMBLE, parameter, str(folder) if value is None else value)
+
+
+def write_ensemble(folder: Path, raw: dict) -> Path:
+    return write_json(Path(folder) / ENSEMBLE, raw, "path", indent=1)
+
+
+def _tolerant(file: Path) -> dict | None:
+    """The JSON object in ``file``, or None where there is none (missing, corrupt: the
+    publishing guards report those)."""
+    try:
+        raw = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return raw if isinstance(raw, dict) else None
+
+
+def run_data(folder: Path) -> str | None:
+    """What a model folder was trained on, as its ``metrics.json`` records it (``data``:
+    ``"<id>/<config>"``, a Hub id or a folder), else its ``eval_predictions.json``'s; None
+    where neither says."""
+    for name in (METRICS, PREDICTIONS):
+        data = (_tolerant(Path(folder) / name) or {}).get("data")
+        if isinstance(data, str) and data:
+            return data
+    return None
+
+
+def public_copy(folder: Path, *, labels_may_go: bool, data: str | None) -> dict[str, str]:
+    """Remove from ``folder``, a copy of a run folder about to be published, what stays on this
+    machine: the gold labels in ``eval_predictions.json`` (unless ``labels_may_go``: the data may
+    be redistributed) and ``output_dir`` (the run's local path) in ``metrics.json``. Each file is
+    replaced, never changed in place (it may be a hard link to the run's own); an ``OSError``
+    says why one could not be. Returns what was changed, by file name."""
+    def keep_os_error(exc, kept):
+        return exc
+
+    changed = {}
+    for name, key, indent, why in (
+            (PREDICTIONS, "labels", None, f"ids and predictions; the gold labels of "
+             f"{data or 'its data'} stay here (the data may not be redistributed)"),
+            (METRICS, "output_dir", 2, "without output_dir (the run's path on this machine)")):
+        record = _tolerant(Path(folder) / name)
+        if record is None or key not in record or (key == "labels" and labels_may_go):
+            continue
+        del record[key]
+        write_whole(Path(folder) / name, json.dumps(record, indent=indent), name, error=keep_os_error)
+        changed[name] = why
+    return changed
