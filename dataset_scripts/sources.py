@@ -147,6 +147,7 @@ def remember(records: list[dict]) -> None:
 
 
 def _checked(source: Source, path: str, digest: str) -> str:
+    """``path``, the checked file of ``source``, recorded where :func:`recording` is on."""
     records = _RECORDS.get()
     if records is not None and all(r["source"] != asdict(source) for r in records):
         records.append({"source": asdict(source), "signature": file_signature(path), "sha256": digest})
