@@ -74,7 +74,8 @@ def builder(dataset_id: str, config: str | None = None, *, mirror=None, data_dir
 
 def load(dataset_id: str, config: str | None = None, *, mirror=None, data_dir=None,
          cache_dir=None, **builder_kwargs) -> datasets.DatasetDict:
-    """Build (or reuse from cache) ``dataset_id``/``config`` and return its splits."""
+    """Build (or reuse from cache, while the upstream files it was made of check out in the
+    mirror: :mod:`dataset_scripts.base`) ``dataset_id``/``config`` and return its splits."""
     b = builder(dataset_id, config, mirror=mirror, data_dir=data_dir, cache_dir=cache_dir,
                 **builder_kwargs)
     b.download_and_prepare()

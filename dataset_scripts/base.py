@@ -14,6 +14,13 @@ refuses a file changed since it was fingerprinted), and reports what it omitted 
 with :meth:`SemrelBuilder.note`: notes are stored beside the cached data and warned on every
 load, cached or not. A build from test fixtures (:func:`dataset_scripts.sources.fixture_key`)
 is keyed apart from one of the real files.
+
+The upstream files are checked on every load, cached or not: a build records each file it
+fetched (``semrel_sources.json`` beside the cached data), and a load served from the cache fetches
+them again from the mirror (located and sha256-checked, by ``stat`` alone while a file is unchanged:
+:func:`dataset_scripts.sources.file_signature`), so a missing or broken mirror is the same error
+with a warm cache as with a cold one. Without a mirror (downloads) the cached build is used as is:
+its files were checked when downloaded.
 """
 
 from __future__ import annotations
@@ -28,9 +35,10 @@ from pathlib import Path
 import datasets
 
 from .errors import DataValidationError
-from .sources import Source, fetch, fixture_key
+from .sources import Source, fetch, fixture_key, mirror_dirs, recording, remember
 
 NOTES_FILE = "semrel_notes.json"
+SOURCES_FILE = "semrel_sources.json"
 
 
 def bytes_digest(data: bytes) -> str:
@@ -94,15 +102,35 @@ class SemrelBuilder(datasets.GeneratorBasedBuilder):
 
     def _download_and_prepare(self, dl_manager, verification_mode, **prepare_split_kwargs):
         self._notes = []
-        super()._download_and_prepare(dl_manager, verification_mode, **prepare_split_kwargs)
-        # _output_dir is the build's temporary folder here: the notes are cached with the data
+        with recording() as fetched:
+            super()._download_and_prepare(dl_manager, verification_mode, **prepare_split_kwargs)
+        # _output_dir is the build's temporary folder here: notes and sources are cached with the data
         Path(self._output_dir, NOTES_FILE).write_text(json.dumps(self._notes), encoding="utf-8")
+        Path(self._output_dir, SOURCES_FILE).write_text(json.dumps(fetched), encoding="utf-8")
+        self._built_now = True
 
     def download_and_prepare(self, *args, **kwargs):
+        self._built_now = False
         super().download_and_prepare(*args, **kwargs)
+        if not self._built_now:
+            self._check_cached_sources(*args, **kwargs)
         path = Path(self._output_dir, NOTES_FILE)
         for message in json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []:
             warnings.warn(message, UserWarning, stacklevel=3)
+
+    def _check_cached_sources(self, *args, **kwargs) -> None:
+        """Fetch again, from the mirror, every upstream file the cached build was made of (see
+        the module docstring); a cache without that record is built again."""
+        if not mirror_dirs(self.mirror):
+            return
+        path = Path(self._output_dir, SOURCES_FILE)
+        if not path.is_file():
+            super().download_and_prepare(*args, **{**kwargs, "download_mode": "force_redownload"})
+            return
+        records = json.loads(path.read_text(encoding="utf-8"))
+        remember(records)
+        for record in records:
+            fetch(Source(**record["source"]), mirror=self.mirror)
 
     @classmethod
     def redistributable(cls) -> bool:

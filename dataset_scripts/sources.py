@@ -12,13 +12,24 @@ formats in the mirror layout, each dataset folder with a ``SHA256SUMS`` of its o
 format, paths relative to the dataset folder). A file found in such a folder is checked against
 that list instead of the upstream digest; every other folder, and every download, is checked
 against the upstream digest as always. Only the test suite sets the variable.
+
+Checking costs little on repeated use: a file's digest is remembered for its
+:func:`file_signature` (path, device, inode, size, mtime and ctime in ns), so a file not changed
+since it was hashed is not read again in this process, and a cached build records the signatures
+it verified (:func:`recording`, :func:`remember`) so that a later process re-checks them by ``stat``
+alone. A file changed in the last two seconds has no signature (an edit within the timestamps'
+granularity could keep it) and is hashed every time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .errors import SourceError, SourceNotFound
@@ -29,6 +40,9 @@ MIRROR_ENV = "SEMREL_MIRROR"
 CHECKOUT_MIRROR = Path("..") / "shared" / "upstream"
 FIXTURE_ENV = "SEMREL_FIXTURE_MIRROR"
 FIXTURE_SUMS = "SHA256SUMS"
+SETTLED_NS = 2_000_000_000  # a file changed more recently than this has no file_signature
+_DIGESTS: dict[tuple, str] = {}  # file_signature -> sha256 of the bytes it had
+_RECORDS: ContextVar[list[dict] | None] = ContextVar("semrel_fetched", default=None)
 
 
 @dataclass(frozen=True)
@@ -90,6 +104,56 @@ def sha256_of(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
+def file_signature(path: str | os.PathLike) -> tuple | None:
+    """``(resolved path, device, inode, size, mtime_ns, ctime_ns)`` of a file, or None when it
+    changed less than :data:`SETTLED_NS` ago. Any write changes mtime and ctime (ctime cannot be set
+    back), so the same signature means the same bytes."""
+    stat = os.stat(path)
+    if time.time_ns() - max(stat.st_mtime_ns, stat.st_ctime_ns) < SETTLED_NS:
+        return None
+    return (str(Path(path).resolve()), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns,
+            stat.st_ctime_ns)
+
+
+def checked_sha256(path: str | os.PathLike) -> str:
+    """:func:`sha256_of` ``path``, remembered for its :func:`file_signature`: a file hashed before
+    (or recorded by a cached build, :func:`remember`) and unchanged since is not read again."""
+    signature = file_signature(path)
+    if signature is not None and signature in _DIGESTS:
+        return _DIGESTS[signature]
+    digest = sha256_of(path)
+    if signature is not None and file_signature(path) == signature:  # unchanged while read
+        _DIGESTS[signature] = digest
+    return digest
+
+
+@contextmanager
+def recording() -> Iterator[list[dict]]:
+    """Collect every file :func:`fetch` returns inside the block, once each:
+    ``{"source": <Source fields>, "signature": file_signature or None, "sha256": digest}``."""
+    records: list[dict] = []
+    token = _RECORDS.set(records)
+    try:
+        yield records
+    finally:
+        _RECORDS.reset(token)
+
+
+def remember(records: list[dict]) -> None:
+    """Take the digests of :func:`recording`'s ``records`` (a cached build's files) as known."""
+    for record in records:
+        if record["signature"] is not None:
+            _DIGESTS.setdefault(tuple(record["signature"]), record["sha256"])
+
+
+def _checked(source: Source, path: str, digest: str) -> str:
+    """``path``, the checked file of ``source``, recorded where :func:`recording` is on."""
+    records = _RECORDS.get()
+    if records is not None and all(r["source"] != asdict(source) for r in records):
+        records.append({"source": asdict(source), "signature": file_signature(path), "sha256": digest})
+    return path
+
+
 def fetch(source: Source, dl_manager=None, mirror=None) -> str:
     """Return a verified local path of ``source``.
 
@@ -123,13 +187,13 @@ def fetch(source: Source, dl_manager=None, mirror=None) -> str:
                 f"{source.url} ({exc}); set {MIRROR_ENV} or --mirror to a directory holding "
                 f"{source.dataset_id}/{source.file_name}"
             ) from exc
-    actual = sha256_of(path)
+    actual = checked_sha256(path)
     if actual != source.sha256:
         raise SourceError(
             f"{source.file_name} of {source.dataset_id!r}: sha256 mismatch at {path}: "
             f"expected {source.sha256}, got {actual} (looked at: {', '.join(map(str, looked))})"
         )
-    return path
+    return _checked(source, path, actual)
 
 
 def _checked_fixture(source: Source, folder: Path) -> str:
@@ -138,11 +202,11 @@ def _checked_fixture(source: Source, folder: Path) -> str:
     path = folder / source.dataset_id / source.file_name
     sums = folder / source.dataset_id / FIXTURE_SUMS
     expected = fixture_sums(folder, source.dataset_id).get(source.file_name)
-    actual = sha256_of(path)
+    actual = checked_sha256(path)
     if expected is None:
         raise SourceError(f"{source.file_name} of {source.dataset_id!r}: test fixture at {path} "
                           f"is not listed in {sums} (${FIXTURE_ENV} names {folder})")
     if actual != expected:
         raise SourceError(f"{source.file_name} of {source.dataset_id!r}: sha256 mismatch at "
                           f"{path}: expected {expected} (test fixture, {sums}), got {actual}")
-    return str(path)
+    return _checked(source, str(path), actual)

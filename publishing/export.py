@@ -1,10 +1,17 @@
 """Export built datasets to the Hub layout (Parquet + README with YAML ``configs:``) and verify them.
 
-Layout of ``<out>/datasets/<id>/``: ``<config>/<split>-00000-of-00001.parquet``, ``images/*.png``
-and ``README.md`` whose front matter lists every config's data files, features and split sizes,
-so that ``datasets.load_dataset(folder, config)`` returns exactly the rows of
+Layout of ``<out>/datasets/<id>/``: ``<config>/<split>-00000-of-00001-<fingerprint>.parquet``,
+``images/*.png`` and ``README.md`` whose front matter lists every config's data files, features
+and split sizes, so that ``datasets.load_dataset(folder, config)`` returns exactly the rows of
 ``dataset_scripts.load``. A dataset whose rows must stay in the local cache (C-STS: decrypted with
 the user's password) gets the card only.
+
+The fingerprint is the start of the sha256 of the Parquet file's bytes (:func:`data_file_name`)
+and the card names each file exactly. ``datasets`` caches a local folder that declares
+``configs:`` under a key made of that YAML and the folder's name, not of the files' content, so
+without it a rebuild with other rows, or another folder of the same name, would be served the rows
+cached before; with it the YAML changes whenever the rows do. :func:`verify_folder` refuses a file
+whose bytes no longer match its name, and a folder written without fingerprints.
 
 A build writes into a temporary sibling folder and replaces the old output only when complete, so
 a failure leaves the previous good folder in place; :func:`build_lock` makes concurrent builds
@@ -14,6 +21,7 @@ into one folder wait for each other.
 from __future__ import annotations
 
 import fcntl
+import re
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -30,9 +38,13 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from semrel.dataset_scripts import load
 from semrel.dataset_scripts.folders import remove_leftovers, replaced_whole
 from semrel.dataset_scripts.registry import get_spec
+from semrel.dataset_scripts.sources import sha256_of
 
 from .cards import need_plots
 from .hub_vocabulary import size_category
+
+FINGERPRINT_LENGTH = 16  # hex digits of the sha256 in a data file's name
+DATA_FILE = re.compile(r"(?P<split>[^-/]+)-00000-of-00001-(?P<fingerprint>[0-9a-f]{16})\.parquet")
 
 
 @dataclass
@@ -90,16 +102,14 @@ def build_dataset(dataset_id: str, out_root: Path, *, mirror=None, data_dir=None
     if not built:
         return result
     with replaced_whole(folder) as staging:
-        sizes = None
+        sizes = files = None
         if not result.card_only:
-            for config, splits in built.items():
-                for split, ds in splits.items():
-                    path = staging / config / f"{split}-00000-of-00001.parquet"
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    ds.to_parquet(str(path))
-            sizes = {config: split_sizes(staging / config) for config in built}
+            files = {config: {split: write_parquet(ds, staging, config, split)
+                              for split, ds in splits.items()}
+                     for config, splits in built.items()}
+            sizes = {config: split_sizes(staging, files[config]) for config in built}
         body = resolve_name(spec.card_body)(built, staging / "images")
-        card = dataset_card(spec, built, body, sizes)
+        card = dataset_card(spec, built, body, sizes, files)
         (staging / "README.md").write_text(str(card), encoding="utf-8")
     result.rows = {config: {split: len(ds) for split, ds in splits.items()}
                    for config, splits in built.items()}
@@ -129,29 +139,47 @@ def card_metadata(spec, n_examples: int | None = None) -> DatasetCardData:
     return DatasetCardData(**meta)
 
 
-def split_sizes(config_folder: Path) -> SplitDict:
-    """The split sizes ``load_dataset`` records for the Parquet files of one config folder
-    (read with the stock Parquet builder into a throw-away cache, so ``num_bytes`` is exact)."""
-    files = {p.name.split("-")[0]: str(p) for p in sorted(Path(config_folder).glob("*.parquet"))}
+def data_file_name(split: str, fingerprint: str) -> str:
+    """``<split>-00000-of-00001-<fingerprint>.parquet``: the Hub's shard name and the first
+    :data:`FINGERPRINT_LENGTH` hex digits of the sha256 of the file's bytes."""
+    return f"{split}-00000-of-00001-{fingerprint[:FINGERPRINT_LENGTH]}.parquet"
+
+
+def write_parquet(ds: datasets.Dataset, folder: Path, config: str, split: str) -> str:
+    """Write ``ds`` under ``folder`` as ``<config>/``:func:`data_file_name`; returns that path,
+    relative to ``folder`` (as the card names it)."""
+    path = Path(folder) / config / f"{split}.parquet.partial"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ds.to_parquet(str(path))
+    name = f"{config}/{data_file_name(split, sha256_of(path))}"
+    path.rename(Path(folder) / name)
+    return name
+
+
+def split_sizes(folder: Path, files: dict[str, str]) -> SplitDict:
+    """The split sizes ``load_dataset`` records for one config's Parquet files (``files``: split
+    -> path relative to ``folder``), read with the stock Parquet builder into a throw-away cache,
+    so ``num_bytes`` is exact."""
     with tempfile.TemporaryDirectory(prefix="semrel-sizes-") as cache:
-        b = datasets.load_dataset_builder("parquet", data_files=files, cache_dir=cache)
+        b = datasets.load_dataset_builder("parquet", cache_dir=cache, data_files={
+            split: str(Path(folder) / path) for split, path in files.items()})
         b.download_and_prepare()
         return b.info.splits
 
 
-def dataset_card(spec, built: dict, body: str, sizes: dict[str, SplitDict] | None = None
-                 ) -> DatasetCard:
+def dataset_card(spec, built: dict, body: str, sizes: dict[str, SplitDict] | None = None,
+                 files: dict[str, dict[str, str]] | None = None) -> DatasetCard:
     """README with metadata: licence, languages, tasks, size and, when the data is written
-    (``sizes``: config -> its split sizes), the configs, features and split sizes
-    (``num_examples``, ``num_bytes``) of every built config."""
+    (``sizes``: config -> its split sizes; ``files``: config -> split -> data file), the
+    configs, data files, features and split sizes (``num_examples``, ``num_bytes``) of every
+    built config."""
     card_data = card_metadata(spec, max(sum(len(ds) for ds in splits.values())
                                         for splits in built.values()))
     if sizes is not None:
         default = next(iter(built))
         MetadataConfigs({
             config: {
-                "data_files": [{"split": split, "path": f"{config}/{split}-*.parquet"}
-                               for split in splits],
+                "data_files": [{"split": split, "path": files[config][split]} for split in splits],
                 **({"default": True} if config == default else {}),
             }
             for config, splits in built.items()
@@ -173,8 +201,10 @@ def verify_folder(folder: Path, dataset_id: str, *, mirror=None, data_dir=None,
     build from the upstream files (a throw-away cache, so the check reads the mirror/download,
     never rows cached by an earlier build).
 
-    Returns the problems found (empty = verified): config or split sets, features, or any row
-    that differs. A card-only folder (no configs) has nothing to reload: see :func:`is_card_only`.
+    Returns the problems found (empty = verified): config or split sets, features, any row
+    that differs, or a data file whose bytes do not match the fingerprint in its name (a stock
+    ``load_dataset`` may have served cached rows for it). A card-only folder (no configs) has
+    nothing to reload: see :func:`is_card_only`.
     """
     folder = Path(folder)
     problems = []
@@ -198,7 +228,33 @@ def verify_folder(folder: Path, dataset_id: str, *, mirror=None, data_dir=None,
                     problems.append(f"{config}/{split}: features differ")
                 elif not hub[split].data.table.equals(ref[split].data.table):
                     problems.append(f"{config}/{split}: rows differ")
+            problems += fingerprint_problems(folder, config)
     return problems
+
+
+def fingerprint_problems(folder: Path, config: str) -> list[str]:
+    """Each data file the card names for ``config`` whose name is no :func:`data_file_name` or
+    whose bytes have another sha256 than its name says."""
+    problems = []
+    for path in (p for paths in data_files(folder)[config].values() for p in paths):
+        named = DATA_FILE.fullmatch(Path(path).name)
+        if named is None:
+            problems.append(f"{config}: {path} has no content fingerprint in its name (written by an "
+                            "older semrel: stock load_dataset may serve rows cached from another build "
+                            "for it); build it again")
+        elif not sha256_of(Path(folder) / path).startswith(named["fingerprint"]):
+            problems.append(f"{config}: {path} does not hold the bytes its name's fingerprint says "
+                            "(changed after the build: stock load_dataset may serve the rows cached "
+                            "for that name); build it again")
+    return problems
+
+
+def data_files(folder: Path) -> dict[str, dict[str, list[str]]]:
+    """config -> split -> the data files (paths relative to ``folder``) its card names."""
+    configs = MetadataConfigs.from_dataset_card_data(DatasetCard.load(Path(folder) / "README.md").data)
+    return {config: {entry["split"]: [entry["path"]] if isinstance(entry["path"], str) else list(entry["path"])
+                     for entry in meta.get("data_files", [])}
+            for config, meta in configs.items()}
 
 
 def is_card_only(folder: Path) -> bool:

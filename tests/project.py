@@ -17,3 +17,22 @@ def needs_mirror(test):
     import pytest
 
     return pytest.mark.skipif(not HAS_MIRROR, reason=NEEDS_MIRROR)(test)
+
+
+def fixture_copy(root: Path, dataset_id: str, monkeypatch, changes: dict[str, bytes] | None = None) -> Path:
+    """A mirror at ``root`` holding a copy of the fixture folder of ``dataset_id`` with ``changes``
+    ({path in the dataset folder: bytes}) written into it and listed in its SHA256SUMS, and named
+    in ``$SEMREL_FIXTURE_MIRROR`` beside the fixture mirror (so checked against that list)."""
+    import hashlib
+    import shutil
+
+    folder = root / dataset_id
+    shutil.copytree(FIXTURES / dataset_id, folder)
+    sums = dict(reversed(line.split(maxsplit=1)) for line in (folder / "SHA256SUMS").read_text().splitlines())
+    for name, data in (changes or {}).items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+        sums[name] = hashlib.sha256(data).hexdigest()
+    (folder / "SHA256SUMS").write_text("".join(f"{digest}  {name}\n" for name, digest in sorted(sums.items())))
+    monkeypatch.setenv("SEMREL_FIXTURE_MIRROR", os.pathsep.join([os.environ["SEMREL_FIXTURE_MIRROR"], str(root)]))
+    return root

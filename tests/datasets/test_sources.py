@@ -1,15 +1,18 @@
 import functools
 import hashlib
 import http.server
+import json
 import os
 import shutil
 import threading
-from dataclasses import replace
+from dataclasses import asdict, replace
+from pathlib import Path
 
 import pytest
 from datasets import DownloadConfig, DownloadManager
 
-from semrel.dataset_scripts.errors import SourceError
+from project import FIXTURES, fixture_copy
+from semrel.dataset_scripts.errors import SourceError, SourceNotFound
 from semrel.dataset_scripts.sources import Source, fetch, mirror_dirs
 from semrel.dataset_scripts.str_2021 import SOURCE
 
@@ -161,3 +164,124 @@ def test_a_build_from_fixtures_is_cached_apart_from_the_real_files(fixture_mirro
     other.mkdir()
     assert builder("str-2021", mirror=fixture_mirror).hash != builder("str-2021", mirror=other).hash
     assert builder("str-2021", mirror=other).hash == builder("str-2021", mirror=tmp_path).hash
+
+
+# ---- a cached build is used only while its upstream files are in the mirror, unchanged ----
+
+def _flip_a_byte(path):
+    data = bytearray(path.read_bytes())
+    data[40] ^= 1
+    path.write_bytes(bytes(data))
+
+
+def _same_size_and_mtime(path):
+    stat = path.stat()
+    _flip_a_byte(path)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # only ctime tells
+
+
+def _not_found(path):
+    return (f"{SOURCE.file_name} of 'str-2021' not found; looked at: {path}. Download it from "
+            f"{SOURCE.url} (sha256 {SOURCE.sha256}) into one of them.")
+
+
+def _mismatch(path):
+    sums, actual = path.parent / "SHA256SUMS", hashlib.sha256(path.read_bytes()).hexdigest()
+    return (f"{SOURCE.file_name} of 'str-2021': sha256 mismatch at {path}: expected "
+            f"{sums.read_text().split()[0]} (test fixture, {sums}), got {actual}")
+
+
+WARM_CACHE_CASES = {  # what happens to the mirror after a build -> the error of the next load
+    "file deleted": (lambda path: path.unlink(), SourceNotFound, _not_found),
+    "a byte changed": (_flip_a_byte, SourceError, _mismatch),
+    "a byte changed, size and mtime kept": (_same_size_and_mtime, SourceError, _mismatch),
+}
+
+
+@pytest.mark.parametrize("settled_ns", [0, 2_000_000_000], ids=["stat memo", "recent files"])
+@pytest.mark.parametrize("case", WARM_CACHE_CASES)
+def test_a_warm_cache_is_refused_when_the_mirror_changed(case, settled_ns, tmp_path, monkeypatch):
+    """The same error as a cold build, whether the file is re-checked by its signature
+    (settled) or hashed again (changed in the last two seconds)."""
+    from semrel.dataset_scripts import load, sources
+
+    monkeypatch.setattr(sources, "SETTLED_NS", settled_ns)
+    mirror = fixture_copy(tmp_path / "mirror", "str-2021", monkeypatch)
+    path = mirror / "str-2021" / SOURCE.file_name
+    rows = load("str-2021", "cv-fold-0", mirror=mirror, cache_dir=tmp_path / "cache")["test"].to_list()
+    assert load("str-2021", "cv-fold-0", mirror=mirror, cache_dir=tmp_path / "cache")["test"].to_list() == rows
+    change, error, message = WARM_CACHE_CASES[case]
+    expected = message(path) if error is SourceNotFound else None
+    change(path)
+    expected = expected or message(path)
+    monkeypatch.setattr(sources, "_DIGESTS", {})  # as a new process
+    with pytest.raises(error) as raised:
+        load("str-2021", "cv-fold-0", mirror=mirror, cache_dir=tmp_path / "cache")
+    assert str(raised.value) == expected
+    with pytest.raises(error) as cold:
+        load("str-2021", "cv-fold-0", mirror=mirror, cache_dir=tmp_path / "cold-cache")
+    assert str(cold.value) == expected
+
+
+def test_a_warm_load_reads_an_unchanged_file_by_stat_alone(tmp_path, monkeypatch):
+    from semrel.dataset_scripts import load, sources
+
+    monkeypatch.setattr(sources, "SETTLED_NS", 0)
+    mirror = fixture_copy(tmp_path / "mirror", "str-2021", monkeypatch)
+    load("str-2021", "cv-fold-0", mirror=mirror, cache_dir=tmp_path / "cache")
+    hashed = []
+    monkeypatch.setattr(sources, "sha256_of", lambda path: hashed.append(str(path)) or hashlib.sha256(
+        open(path, "rb").read()).hexdigest())
+    monkeypatch.setattr(sources, "_DIGESTS", {})  # a new process: only the cache's record
+    load("str-2021", "cv-fold-0", mirror=mirror, cache_dir=tmp_path / "cache")
+    assert hashed == []
+    os.utime(mirror / "str-2021" / SOURCE.file_name)  # touched: same bytes, read again, once
+    for _ in range(2):
+        load("str-2021", "cv-fold-0", mirror=mirror, cache_dir=tmp_path / "cache")
+    assert hashed == [str(mirror / "str-2021" / SOURCE.file_name)]
+
+
+def test_a_cache_without_its_record_of_sources_is_built_again(tmp_path, monkeypatch):
+    from semrel.dataset_scripts import builder
+    from semrel.dataset_scripts.base import SOURCES_FILE
+
+    mirror = fixture_copy(tmp_path / "mirror", "str-2021", monkeypatch)
+    b = builder("str-2021", "cv-fold-0", mirror=mirror, cache_dir=tmp_path / "cache")
+    b.download_and_prepare()
+    record = Path(b._output_dir, SOURCES_FILE)
+    kept = [r["source"] for r in json.loads(record.read_text())]
+    assert kept == [asdict(SOURCE)]
+    record.unlink()
+    (mirror / "str-2021" / SOURCE.file_name).unlink()
+    with pytest.raises(SourceNotFound, match="sem_text_rel_ranked.csv of 'str-2021' not found"):
+        builder("str-2021", "cv-fold-0", mirror=mirror, cache_dir=tmp_path / "cache").download_and_prepare()
+    assert not record.exists()
+    shutil.copy(FIXTURES / "str-2021" / SOURCE.file_name, mirror / "str-2021" / SOURCE.file_name)
+    builder("str-2021", "cv-fold-0", mirror=mirror, cache_dir=tmp_path / "cache").download_and_prepare()
+    assert [r["source"] for r in json.loads(record.read_text())] == kept
+
+
+def test_a_warm_cache_of_the_real_files_is_refused_without_them(mirror, cache_dir, tmp_path):
+    from semrel.dataset_scripts import load
+
+    load("str-2021", "cv-fold-0", mirror=mirror, cache_dir=cache_dir)
+    empty = tmp_path / "empty"
+    (empty / "str-2021").mkdir(parents=True)
+    with pytest.raises(SourceNotFound) as raised:
+        load("str-2021", "cv-fold-0", mirror=empty, cache_dir=cache_dir)
+    assert str(raised.value) == _not_found(empty / "str-2021" / SOURCE.file_name)
+
+
+def test_a_corrected_user_file_is_built_again_not_served_from_the_cache(tmp_path, upstream):
+    from semrel.dataset_scripts import load
+
+    user = tmp_path / "user"
+    shutil.copytree(FIXTURES / "czech-news-sts" / "user", user)
+    first = load("czech-news-sts", "train-n1", mirror=upstream, data_dir=user, cache_dir=tmp_path / "cache")
+    path = user / "train-n1.tsv"
+    lines = path.read_bytes().split(b"\n")
+    lines[0] = lines[0].rsplit(b"\t", 1)[0] + b"\t3"
+    path.write_bytes(b"\n".join(lines))
+    again = load("czech-news-sts", "train-n1", mirror=upstream, data_dir=user, cache_dir=tmp_path / "cache")
+    fresh = load("czech-news-sts", "train-n1", mirror=upstream, data_dir=user, cache_dir=tmp_path / "fresh")
+    assert again["train"].to_list() == fresh["train"].to_list() != first["train"].to_list()

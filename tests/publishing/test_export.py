@@ -1,8 +1,11 @@
+import csv
 import hashlib
+import io
 import os
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import datasets
@@ -10,10 +13,12 @@ import pyarrow.parquet as pq
 import pytest
 from huggingface_hub import DatasetCard
 
-from project import REPO, needs_mirror
+import toy_dataset
+from project import FIXTURES, REPO, fixture_copy, needs_mirror
 from semrel import cli as upload
-from semrel.dataset_scripts import load
-from semrel.publishing.export import build_dataset, verify_folder
+from semrel.dataset_scripts import REGISTRY, load
+from semrel.dataset_scripts.semrel_2024.files import ENG_TEST_UNLABELLED, FILES
+from semrel.publishing.export import build_dataset, data_files, verify_folder
 from semrel.publishing.hub_vocabulary import check_card
 
 
@@ -36,7 +41,7 @@ def test_build_writes_parquet_card_and_plot(built):
     assert {i["config_name"] for i in card.data.dataset_info} == set(names)
     assert "do not redistribute" in card.text.lower() and "@inproceedings" in card.text
     assert (folder / "images" / "score_hist_by_source.png").stat().st_size > 10_000
-    assert pq.read_table(folder / "default" / "train-00000-of-00001.parquet").num_rows == 5500
+    assert pq.read_table(folder / data_files(folder)["default"]["train"][0]).num_rows == 5500
 
 
 def test_exported_folder_loads_with_load_dataset(built, upstream, cache_dir):
@@ -50,7 +55,7 @@ def test_exported_folder_loads_with_load_dataset(built, upstream, cache_dir):
 @pytest.mark.slow
 def test_verify_passes_then_catches_a_tampered_file(built, mirror, cache_dir, tmp_path):
     assert verify_folder(built.folder, "str-2021", mirror=mirror, cache_dir=cache_dir) == []
-    path = built.folder / "lodo-sts" / "test-00000-of-00001.parquet"
+    path = built.folder / data_files(built.folder)["lodo-sts"]["test"][0]
     table = pq.read_table(path)
     pq.write_table(table.slice(1), path)
     try:
@@ -149,8 +154,8 @@ def test_concurrent_builds_into_one_folder_both_succeed(mirror, cache_dir, tmp_p
     results = [(r.wait(timeout=600), r.stdout.read(), r.stderr.read()) for r in runs]
     assert [rc for rc, _, _ in results] == [0, 0], results
     assert all("13 config(s)" in out for _, out, _ in results)
-    assert pq.read_table(tmp_path / "hub" / "datasets" / "str-2021" / "default"
-                         / "train-00000-of-00001.parquet").num_rows == 5500
+    folder = tmp_path / "hub" / "datasets" / "str-2021"
+    assert pq.read_table(folder / data_files(folder)["default"]["train"][0]).num_rows == 5500
 
 
 def _main(capsys, *args: str) -> tuple[int, str, str]:
@@ -221,3 +226,148 @@ print(matplotlib.rcParams._get("backend") == backend, "matplotlib.pyplot" in sys
     lines = run.stdout.splitlines()
     assert lines[:2] == ["[]", "[]"], run  # dataset_scripts imports neither publishing nor matplotlib
     assert lines[2] == "True False", run  # no backend switch, no pyplot
+
+
+# ---- stock load_dataset never serves the rows of another build of a folder of the same name ----
+
+@pytest.fixture(scope="module")
+def toy():
+    toy_dataset.register()
+    yield
+    REGISTRY.pop("toy-sts")
+
+
+def _rescored(pairs: bytes) -> bytes:
+    """toy-sts pairs.csv with every score s replaced by 5 - s: the same texts and sizes."""
+    rows = list(csv.reader(io.StringIO(pairs.decode())))
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(
+        [rows[0], *([*r[:-1], f"{5 - float(r[-1]):.1f}"] for r in rows[1:])])
+    return out.getvalue().encode()
+
+
+TOY_PAIRS = (FIXTURES / "toy-sts" / "pairs.csv").read_bytes()
+STALE_CASES = {  # where the second build goes: another folder of the same name, or the same one
+    "another folder of the same name": "b",
+    "a rebuild of the same folder": "a",
+}
+
+
+@pytest.mark.parametrize("case", STALE_CASES)
+def test_load_dataset_returns_the_rows_of_the_build_in_the_folder(case, toy, tmp_path, monkeypatch):
+    first = fixture_copy(tmp_path / "mirror-1", "toy-sts", monkeypatch)
+    second = fixture_copy(tmp_path / "mirror-2", "toy-sts", monkeypatch, {"pairs.csv": _rescored(TOY_PAIRS)})
+    hf_cache = str(tmp_path / "hf-cache")  # one datasets cache for both, as a user's default one
+    loaded = []
+    for mirror, out in ((first, "a"), (second, STALE_CASES[case])):
+        folder = build_dataset("toy-sts", tmp_path / out / "hub", mirror=mirror,
+                               cache_dir=tmp_path / "semrel-cache").folder
+        for config in ("default", "cv-fold-0"):
+            hub = datasets.load_dataset(str(folder), config, cache_dir=hf_cache)
+            ref = load("toy-sts", config, mirror=mirror, cache_dir=tmp_path / "semrel-cache")
+            assert {s: d.to_list() for s, d in hub.items()} == {s: d.to_list() for s, d in ref.items()}
+        loaded.append(hub["test"].to_list())
+    assert loaded[0] != loaded[1]
+
+
+def test_data_file_names_carry_the_sha256_of_their_bytes_and_the_card_names_each(toy, tmp_path):
+    folder = build_dataset("toy-sts", tmp_path / "hub", mirror=toy_dataset.MIRROR,
+                           cache_dir=tmp_path / "cache").folder
+    named = data_files(folder)
+    assert {c: sorted(s) for c, s in named.items()} == {"default": ["train"], "cv-fold-0": ["test", "train"]}
+    for config, splits in named.items():
+        for split, [path] in splits.items():
+            digest = hashlib.sha256((folder / path).read_bytes()).hexdigest()
+            assert path == f"{config}/{split}-00000-of-00001-{digest[:16]}.parquet"
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.parquet")) == sorted(
+        p for splits in named.values() for [p] in splits.values())
+
+
+def _tamper_keeping_sizes(folder: Path) -> list[str]:
+    """Rewrite default/train with its scores reversed (same sizes, other rows) under its name."""
+    path = data_files(folder)["default"]["train"][0]
+    table = pq.read_table(folder / path)
+    pq.write_table(table.set_column(3, "score", table.column("score").take(list(range(31, -1, -1)))),
+                   folder / path)
+    return [f"default: {path} does not hold the bytes its name's fingerprint says (changed after the "
+            "build: stock load_dataset may serve the rows cached for that name); build it again"]
+
+
+def _older_export(folder: Path) -> list[str]:
+    """Rename every data file as an older semrel did and name them by a pattern in the card."""
+    card, patterns = (folder / "README.md").read_text(), []
+    for config, splits in data_files(folder).items():
+        for split, [path] in splits.items():
+            (folder / path).rename(folder / config / f"{split}-00000-of-00001.parquet")
+            card = card.replace(path, f"{config}/{split}-*.parquet")
+            patterns.append(f"{config}/{split}-*.parquet")
+    (folder / "README.md").write_text(card)
+    return [f"{p.split('/')[0]}: {p} has no content fingerprint in its name (written by an older semrel: stock "
+            "load_dataset may serve rows cached from another build for it); build it again" for p in patterns]
+
+
+@pytest.mark.parametrize("change", [_tamper_keeping_sizes, _older_export], ids=["tampered", "older export"])
+def test_verify_refuses_data_files_their_names_do_not_fingerprint(change, toy, tmp_path):
+    cache = tmp_path / "cache"  # warm: load_dataset may serve the rows it cached before the change
+    folder = build_dataset("toy-sts", tmp_path / "hub", mirror=toy_dataset.MIRROR, cache_dir=cache).folder
+    assert verify_folder(folder, "toy-sts", mirror=toy_dataset.MIRROR, cache_dir=cache) == []
+    expected = change(folder)
+    assert sorted(verify_folder(folder, "toy-sts", mirror=toy_dataset.MIRROR, cache_dir=cache)) == sorted(expected)
+
+
+def _labelled_english_test() -> bytes:
+    """The fixture's unlabelled English test with a score per pair, in the labelled file's
+    layout (``PairID,Text,Score``), as the held-back upstream file is."""
+    rows = list(csv.reader(io.StringIO((FIXTURES / "semrel-2024" / ENG_TEST_UNLABELLED.path)
+                                       .read_text(encoding="utf-8"), newline="")))
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(
+        [["PairID", "Text", "Score"], *([*r, f"{(i * 37 % 100) / 100:.2f}"] for i, r in enumerate(rows[1:]))])
+    return out.getvalue().encode()
+
+
+@pytest.mark.slow
+def test_a_rebuild_with_the_labelled_english_test_is_what_load_dataset_returns(tmp_path, monkeypatch, capsys):
+    """Build semrel-2024 without the labelled English test, load its eng config with stock
+    load_dataset, put the labelled file in the mirror and build again: load_dataset has the scores."""
+    mirror = fixture_copy(tmp_path / "mirror", "semrel-2024", monkeypatch)
+    fixture_copy(mirror, "str-2021", monkeypatch)  # English train is STR-2021
+    out, cache, hf_cache = tmp_path / "build", tmp_path / "cache", str(tmp_path / "hf-cache")
+    folder = out / "hub" / "datasets" / "semrel-2024"
+    build = ["build", "--only", "semrel-2024", "--mirror", str(mirror), "--out", str(out),
+             "--cache-dir", str(cache), "--no-report"]
+    assert upload.main(build) == 0
+    before = datasets.load_dataset(str(folder), "eng", cache_dir=hf_cache)["test"]
+    assert len(before) == 10 and set(before["score"]) == {None}
+
+    labelled = mirror / "semrel-2024" / FILES[("eng", "test")].path
+    labelled.write_bytes(_labelled_english_test())
+    sums = mirror / "semrel-2024" / "SHA256SUMS"
+    sums.write_text(sums.read_text() + f"{hashlib.sha256(labelled.read_bytes()).hexdigest()}  "
+                                       f"{FILES[('eng', 'test')].path}\n")
+    assert upload.main(build) == 0
+    ours = load("semrel-2024", "eng", mirror=mirror, cache_dir=cache)["test"]
+    assert None not in ours["score"][:] and len(ours) == 10
+    parquet = pq.read_table(folder / data_files(folder)["eng"]["test"][0])
+    assert parquet.column("score").to_pylist() == ours["score"][:]
+    after = datasets.load_dataset(str(folder), "eng", cache_dir=hf_cache)["test"]
+    assert after.to_list() == ours.to_list()
+
+
+def test_a_build_from_a_broken_mirror_fails_with_a_warm_cache(tmp_path, monkeypatch, capsys):
+    mirror = fixture_copy(tmp_path / "mirror", "semrel-2024", monkeypatch)
+    fixture_copy(mirror, "str-2021", monkeypatch)  # English train is STR-2021
+    cache = tmp_path / "cache"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the build's notes (English test unlabelled)
+        load("semrel-2024", "all", mirror=mirror, cache_dir=cache)  # the config a build reads first
+    path = mirror / "semrel-2024" / FILES[("eng", "train")].path
+    path.write_bytes(path.read_bytes()[:-10])
+    code, _, err = _main(capsys, "build", "--only", "semrel-2024", "--mirror", str(mirror),
+                         "--out", str(tmp_path / "out"), "--cache-dir", str(cache), "--no-report")
+    sums = mirror / "semrel-2024" / "SHA256SUMS"
+    listed = next(line.split()[0] for line in sums.read_text().splitlines()
+                  if line.endswith(FILES[("eng", "train")].path))
+    assert code == 1 and "-> semrel-2024: FAILED (SourceError: " in err
+    assert (f"{FILES[('eng', 'train')].path} of 'semrel-2024': sha256 mismatch at {path}: expected {listed} "
+            f"(test fixture, {sums}), got {hashlib.sha256(path.read_bytes()).hexdigest()}") in err

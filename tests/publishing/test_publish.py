@@ -36,7 +36,7 @@ from semrel.dataset_scripts import REGISTRY
 from semrel.dataset_scripts.str_2021 import read_pairs
 from semrel.publishing import guard, publish
 from semrel.publishing.cards import build_recipe
-from semrel.publishing.export import build_dataset
+from semrel.publishing.export import build_dataset, data_files
 from semrel.publishing.spaces import build_space, metric_names
 
 TOKEN = "hf_semrelTestToken_MUST_NOT_BE_PRINTED_42"
@@ -170,8 +170,11 @@ def test_push_everything_then_check_what_arrived(hub, out, mirror, tmp_path):
 
     # the redistributable toy dataset: Parquet + card with configs and features
     toy = hub.files("dataset", f"{NS}/toy-sts")
-    assert set(toy) == {"README.md", "images/scores.png", "default/train-00000-of-00001.parquet",
-                        "cv-fold-0/train-00000-of-00001.parquet", "cv-fold-0/test-00000-of-00001.parquet"}
+    parquet = {p.rsplit("-", 1)[0]: p for p in toy if p.endswith(".parquet")}  # stem: file name
+    assert set(toy) == {"README.md", "images/scores.png", *parquet.values()}
+    assert set(parquet) == {"default/train-00000-of-00001", "cv-fold-0/train-00000-of-00001",
+                            "cv-fold-0/test-00000-of-00001"}
+    assert all(p == f"{stem}-{hashlib.sha256(toy[p]).hexdigest()[:16]}.parquet" for stem, p in parquet.items())
     toy_card = DatasetCard(toy["README.md"].decode()).data.to_dict()
     assert {c["config_name"] for c in toy_card["configs"]} == {"default", "cv-fold-0"}
     assert toy_card["license"] == "cc0-1.0" and toy_card["dataset_info"]
@@ -234,8 +237,8 @@ def test_pushed_dataset_loads_with_load_dataset_from_the_hub(hub, out, tmp_path)
                             env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     loaded = json.loads(result.stdout.splitlines()[-1])
-    local = {s: pq.read_table(out / "hub" / "datasets" / "toy-sts" / "cv-fold-0"
-                              / f"{s}-00000-of-00001.parquet").to_pylist() for s in ("train", "test")}
+    folder = out / "hub" / "datasets" / "toy-sts"
+    local = {s: pq.read_table(folder / data_files(folder)["cv-fold-0"][s][0]).to_pylist() for s in ("train", "test")}
     assert loaded == local and len(loaded["test"]) == 8
     assert any(p.startswith("/datasets/") and "/resolve/" in p for _, p, _ in hub.requests)
 
@@ -288,7 +291,8 @@ def test_server_error_mid_push_then_rerun_resumes(out, mirror, tmp_path):
 def test_refused_before_any_upload(out, mirror, tmp_path):
     bad = tmp_path / "bad"
     shutil.copytree(out / "hub", bad / "hub")
-    path = bad / "hub" / "datasets" / "toy-sts" / "default" / "train-00000-of-00001.parquet"
+    folder = bad / "hub" / "datasets" / "toy-sts"
+    path = folder / data_files(folder)["default"]["train"][0]
     pq.write_table(pq.read_table(path).slice(1), path)  # one row lost
     leaky = make_model(bad / "leaky-model", card="---\nlicense: mit\n---\nlabels by worker A1Z2X3C4V5B6N7\n")
     no_card = bad / "no-card"
