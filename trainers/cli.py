@@ -30,7 +30,7 @@ from semrel.metrics.errors import ParameterError
 from .options import OPTIONS, check_arguments
 from .selection import SELECTION_FLAGS, add_selection_args, selection_values
 
-ENSEMBLE_METHODS = ("rank", "stack", "ridge", "gbm")  # trainers.ensemble.METHODS (no torch here)
+ENSEMBLE_METHODS = ("rank", "stack", "ridge", "gbm")  # trainers.combination.METHODS (no torch here)
 FLAGS = {o.argument: o.flag for o in OPTIONS} | {  # Python API parameter -> the flag setting it
     "save_steps": "--save-steps", "output_dir": "--output", "overwrite": "--overwrite",
     "resume_from_checkpoint": "--resume", "dataset": "--dataset", "config": "--config",
