@@ -118,8 +118,8 @@ def stage_model(folder: Path, dest: Path, ignore: tuple[str, ...], *, repo_id: s
                                          f'path = snapshot_download("{repo_id}")  # this model, from the Hub',
                                          card.text, count=1)
             notes.append(f"its usage snippet loads {repo_id}")
-        if notes:  # a new file, as the run's own may be hard-linked here; an OSError says why not
-            write_whole(dest / CARD, str(card), CARD, error=lambda exc, kept: exc)
+        if notes:  # a new file in its place: the run's own may be hard-linked here
+            write_whole(dest / CARD, str(card), CARD, error=_os_error)
             changed[CARD] = "; ".join(notes)
     return changed
 
@@ -137,9 +137,14 @@ def stage_space(folder: Path, dest: Path, repo_id: str, endpoint: str) -> Path:
     base = f"{endpoint.rstrip('/')}/spaces/{repo_id}/resolve/main"
     lines = [f"semrel @ {base}/{line[2:]}" if line.startswith("./") and line.endswith(".whl") else line
              for line in lines]
-    requirements.unlink()  # a hard link to the built file: write a new one instead
-    requirements.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # a new file in its place: the old one is a hard link to the built file
+    write_whole(requirements, "\n".join(lines) + "\n", requirements.name, error=_os_error)
     return dest
+
+
+def _os_error(exc: OSError, kept: bool) -> OSError:
+    """A staged file that cannot be written fails as the ``OSError`` it is (the push says so)."""
+    return exc
 
 
 def _linked_copy(folder: Path, dest: Path, ignore=None) -> None:

@@ -131,13 +131,12 @@ def write_ensemble(folder: Path, raw: dict) -> Path:
 
 
 def _tolerant(file: Path) -> dict | None:
-    """The JSON object in ``file``, or None where there is none (missing, corrupt: the
-    publishing guards report those)."""
+    """The JSON object in ``file`` (:func:`read_json_object`), or None where there is none
+    (missing, unreadable, corrupt: the publishing guards report those)."""
     try:
-        raw = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return read_json_object(file, "path", str(file))
+    except (OSError, ParameterError):
         return None
-    return raw if isinstance(raw, dict) else None
 
 
 def run_data(folder: Path) -> str | None:
