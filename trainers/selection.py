@@ -27,7 +27,6 @@ from semrel.metrics.errors import ParameterError
 # metric name -> greater is better; each is a key of compute_metrics (or the eval loss: the MSE term)
 METRICS = {"spearman": True, "pearson": True, "mse": False, "loss": False}
 DEV_SPLITS = ("dev", "validation")  # tried in this order when no split is named; never `test`
-SELECTION_FILE = "selection_predictions.json"  # the kept model's dev predictions (stack input)
 
 
 def check_metric(name: str) -> str:
