@@ -148,10 +148,12 @@ def check_selection(data, dev: DevSplit | None, args, held_out: str | None = Non
                              f"{list(data.score_range)}: labels would be scaled differently; "
                              "evaluate on data of the same scale")
     if held_out is not None and _same_split(dev, data, held_out):
-        raise ParameterError("eval_split", dev.split, f"{dev.name} is the split this run is scored "
-                             f"on ({data.name}/{held_out}, reported as held out): a checkpoint "
-                             "chosen on it makes that figure optimistic; choose on other pairs "
-                             "({eval_dataset}, {eval_config}, {eval_split})")
+        scored = f"{data.name}/{held_out}"
+        what = "is" if dev.name == scored else f"holds the pairs of {scored},"
+        raise ParameterError("eval_split", dev.split, f"{dev.name} {what} the split this run is "
+                             "scored on (reported as held out): a checkpoint chosen on it makes "
+                             "that figure optimistic; choose on other pairs ({eval_dataset}, "
+                             "{eval_config}, {eval_split})")
 
 
 def _same_split(dev: DevSplit, data, split: str) -> bool:
