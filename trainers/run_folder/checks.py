@@ -161,7 +161,7 @@ def member_facts(path: Path) -> dict:
 
 def check_checkpoint_folder(path, parameter: str = "resume_from_checkpoint") -> Path:
     """``path`` as a complete Trainer checkpoint to resume from: ``trainer_state.json`` (which
-    transformers writes last) a JSON object, its weights whole where they are safetensors."""
+    transformers writes last) as its schema says, its weights whole where they are safetensors."""
     folder = _folder(path, parameter, "checkpoint folder")
     read_trainer_state(path, parameter)
     if (folder / SAFETENSORS).is_file():
