@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import json
+import shutil
 from pathlib import Path
 
 import datasets
@@ -12,6 +14,7 @@ from transformers import BertConfig, BertModel, BertTokenizer
 COLOURS = ("red", "blue", "green", "yellow")
 SHAPES = ("circle", "square", "triangle", "star")
 SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+SAVED_RUNS = Path(__file__).parent / "fixtures" / "saved_runs"
 
 
 def tiny_encoder(path: str | Path, *, hidden: int = 32, layers: int = 2, seed: int = 0,
@@ -87,3 +90,56 @@ def small_args(output_dir: str | Path, **changes):
     return PairTrainingArguments(**{"output_dir": str(output_dir), "max_steps": 2,
                                     "per_device_train_batch_size": 8, "learning_rate": 3e-3,
                                     "warmup_steps": 0.0, **changes})
+
+
+def toy_cv(folder: str | Path) -> Path:
+    """The Hub-layout folder the saved runs were trained on: 80 shuffled toy pairs with ids, two
+    folds of 16 test rows, the card recording the score range [0, 1]."""
+    folder = Path(folder)
+    toy = toy_pairs().shuffle(seed=0)
+    toy = toy.add_column("pair_id", [f"p{i}" for i in range(len(toy))])
+    folds, rest = [toy.select(range(0, 16)), toy.select(range(16, 32))], toy.select(range(32, 80))
+    lines = ["---", "configs:"]
+    for k in range(2):
+        train = datasets.concatenate_datasets([rest, folds[1 - k]])
+        for split, rows in (("train", train), ("test", folds[k])):
+            (folder / f"cv-fold-{k}").mkdir(parents=True, exist_ok=True)
+            rows.to_parquet(str(folder / f"cv-fold-{k}" / f"{split}.parquet"))
+        lines += [f"- config_name: cv-fold-{k}", "  data_files:",
+                  "  - split: train", f"    path: cv-fold-{k}/train.parquet",
+                  "  - split: test", f"    path: cv-fold-{k}/test.parquet"]
+    (folder / "README.md").write_text("\n".join([*lines, "score_range:", "- 0", "- 1", "---", "",
+                                                 "toy folds", ""]))
+    return folder
+
+
+def _rebuild_weights(root: Path) -> None:
+    """Weights beside every saved model (``save_pretrained``'s) and checkpoint (the Trainer's
+    state dict), from a fresh model of the saved kind."""
+    import safetensors.torch
+
+    from semrel.trainers.models import build_model
+
+    for config in sorted(root.rglob("semrel_encoder.json")):
+        options = json.loads(config.read_text())
+        model = build_model(options.pop("kind"), root / "base", **options)
+        staging = root / ".weights"
+        model.encoder.save_pretrained(staging)
+        shutil.copy(staging / "model.safetensors", config.parent / "model.safetensors")
+        shutil.rmtree(staging)
+        for state in config.parent.glob("checkpoints/checkpoint-*/trainer_state.json"):
+            safetensors.torch.save_file({k: v.contiguous() for k, v in model.state_dict().items()},
+                                        state.parent / "model.safetensors",
+                                        metadata={"format": "pt"})
+
+
+def saved_runs(root: str | Path) -> Path:
+    """``tests/fixtures/saved_runs`` copied into ``root`` with what it names, relative to
+    ``root``: the tiny BERT ``base``, the data ``toy-cv`` and every weights file (a fresh model
+    of the kind each ``semrel_encoder.json`` names)."""
+    root = Path(root)
+    shutil.copytree(SAVED_RUNS, root, dirs_exist_ok=True)
+    tiny_encoder(root / "base")
+    toy_cv(root / "toy-cv")
+    _rebuild_weights(root)
+    return root

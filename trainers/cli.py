@@ -56,9 +56,9 @@ def register(commands) -> None:
          help="configs " + " or ".join(f"{p}*" for p in CV_FAMILIES.values()))
     add_training_flags(p_cv, model_required=False)
     flag(p_cv, "--member", action="append", metavar="ENCODER@MODEL[,OPT=VALUE...]",
-         help="train this member's CV too (repeat; e.g. bi@mpnet or cross@minilm,"
-              "learning_rate=3e-5; options default to the flags); with >= 2 members, print "
-              "their rank average and out-of-fold stack per fold")
+         help="train this member's CV too (repeat, >= 2 members; e.g. bi@mpnet or cross@minilm,"
+              "learning_rate=3e-5; options default to the flags); print their rank average and "
+              "out-of-fold stack per fold")
     add_selection_flags(p_cv)
     p_predict = command(commands, "predict", run_predict, "predict a split; write a submission file")
     add_data_flags(p_predict)
@@ -285,6 +285,10 @@ def _run_cv_members(args: argparse.Namespace) -> int:
         name, model, changes = parse_member(spec)
         member = training_arguments(args, str(Path(args.output) / name), changes)
         members.append((name, _member_model(spec, model), PairTrainingArguments(**member)))
+    if len(members) == 1:
+        raise ParameterError("member", args.member[0], "is the only member: an ensemble needs "
+                             ">= 2 (repeat {member}); one model's CV is {name_or_path} with the "
+                             "training flags")
     _, ensemble = cross_validate_members(args.dataset, args.family, members,
                                          overwrite=args.overwrite, eval_data=_dev(args),
                                          **_load_kwargs(args))

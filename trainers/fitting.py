@@ -27,7 +27,9 @@ from .run_folder import (
     CHECKPOINTS,
     PREDICTIONS,
     SELECTION,
+    check_checkpoint_run,
     check_output,
+    finish_run,
     prepare_output,
     resume_point,
     write_metrics,
@@ -102,15 +104,18 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
     in its ``checkpoints``).
 
     ``output_dir`` must be new or empty, or hold a run: the same run to resume
-    (``resume_from_checkpoint``, else ``args.resume_from_checkpoint``: a checkpoint folder, or
-    True / ``"last"`` for its last complete checkpoint), or any run with ``overwrite=True``
-    (cleared first); see :func:`~trainers.run_folder.prepare_output`.
+    (``resume_from_checkpoint``, else ``args.resume_from_checkpoint``: a checkpoint folder of
+    this run, or True / ``"last"`` for its last complete checkpoint), or any run with
+    ``overwrite=True`` (cleared first), or this run unfinished (started afresh); see
+    :func:`~trainers.run_folder.prepare_output`. The data are checked before anything is
+    written or trained: a train split, and gold scores in every row of the split evaluated.
 
     ``eval_data`` (:func:`~trainers.selection.load_dev`): a dev split, of this or other data on
     the same score range, evaluated during training as ``args`` say
     (:func:`~trainers.selection.selection_arguments`: each epoch, the best checkpoint by a
     metric kept); the curve and the kept checkpoint go into ``selection`` of the result, the
-    figures and the card, the kept model's dev predictions beside them.
+    figures and the card, the kept model's dev predictions beside them. The split evaluated
+    after training (:func:`eval_split_name`) cannot be the one that chooses.
     """
     if args.output_dir is None:
         raise ParameterError("output_dir", None, "must name the run folder")
@@ -119,18 +124,25 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
         else args.resume_from_checkpoint
     if not Path(model_path).is_dir():
         raise MissingPathError("model_path", str(model_path), "no such model folder")
-    check_selection(data, eval_data, args)
+    eval_name = eval_split_name(data.splits)
+    check_selection(data, eval_data, args, held_out=eval_name)
     run = run_fingerprint(data, model_path, args)
     if eval_data is not None:
         run["eval_data"] = eval_data.name
     main_process = int(os.environ.get("RANK", "0")) == 0  # torchrun: one process owns the folder
     if main_process:
         check_output(output_dir, run, resume=resume, overwrite=overwrite, as_recorded=stored_options)
+    if resume and resume is not True and resume != "last":
+        check_checkpoint_run(resume, run, as_recorded=stored_options)
     if "train" not in data.splits:
         raise ValueError(f"{data.name}: no train split to fit on (splits: {list(data.splits)})")
-    eval_name = eval_split_name(data.splits)
     train_name = f"{data.name}/train"
     train = prepare_pairs(data.splits["train"], data.score_range, where=train_name)
+    evaluation = None if eval_name is None else prepare_pairs(  # its gold scores, before training
+        data.splits[eval_name], data.score_range, where=f"{data.name}/{eval_name}")
+    dev_rows = None if eval_data is None else prepare_pairs(eval_data.rows, data.score_range,
+                                                            where=eval_data.name)
+    checkpoint, start_step = resume_point(output_dir, resume)  # none written yet: refused here
     conditional = "condition" in train.column_names
     model = build_model(args.encoder, model_path, seed=args.seed, conditional=conditional,
                         **args.model_options())
@@ -138,20 +150,17 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
     if main_process:
         prepare_output(output_dir, run, resume=resume, overwrite=overwrite,
                        as_recorded=stored_options)
-    resume, start_step = resume_point(output_dir, resume)
-    dev_rows = None if eval_data is None else pretokenize_pairs(prepare_pairs(
-        eval_data.rows, data.score_range, where=eval_data.name), model)
+    dev_rows = None if dev_rows is None else pretokenize_pairs(dev_rows, model)
     clock = EpochClock()
     trainer = PairTrainer(model, with_output(args, output_dir / CHECKPOINTS),
                           train_name=train_name, train_dataset=train, eval_dataset=dev_rows,
                           callbacks=[clock, *(callbacks or [])])
-    train_output = trainer.train(resume_from_checkpoint=resume)
+    train_output = trainer.train(resume_from_checkpoint=checkpoint)
     selection = {} if eval_data is None else selection_record(trainer.state, eval_data,
                                                               trainer.args)
     scores, per_source, per_language = SimilarityResult(None, None, None), {}, {}
     if eval_name is not None:
-        evaluation = pretokenize_pairs(prepare_pairs(
-            data.splits[eval_name], data.score_range, where=f"{data.name}/{eval_name}"), model)
+        evaluation = pretokenize_pairs(evaluation, model)
         predictions = _predict(trainer, evaluation)
         labels = np.asarray(evaluation["labels"], dtype=np.float64)
         scores = similarity_scores(predictions, labels)
@@ -188,4 +197,5 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
             write_predictions(output_dir, SELECTION, eval_data.data, eval_data.split,
                               dev_predictions, np.asarray(dev_rows["labels"], dtype=np.float64),
                               encoder=model.kind, conditional=model.conditional, sentences=True)
+        finish_run(output_dir, run)
     return result

@@ -11,7 +11,8 @@ noisy estimates): report the figure of data that chose nothing beside it.
 
 Bad input is refused before training: a metric that the evaluation does not compute, a dev
 split without gold scores, a dev dataset whose native score range differs from the training
-data's (labels would be scaled differently). This module imports the standard library only (the
+data's (labels would be scaled differently), a dev split that is the split the run is then
+scored on (its figure would be chosen on it). This module imports the standard library only (the
 CLI's flags, :mod:`~trainers.cli_flags`, read its metrics and splits); data and torch are
 imported where a function needs them.
 """
@@ -121,11 +122,12 @@ def load_dev(dataset, config: str = "default", split: str | None = None, *, scor
     return dev_split(data, split)
 
 
-def check_selection(data, dev: DevSplit | None, args) -> None:
+def check_selection(data, dev: DevSplit | None, args, held_out: str | None = None) -> None:
     """What :func:`~trainers.fitting.fit` checks before training with ``dev`` (or without):
     evaluation on and a metric the evaluation computes, in the direction that is better for
-    it; the dev data on the training data's native score range; ``load_best_model_at_end``
-    only with dev data."""
+    it; the dev data on the training data's native score range and not ``held_out``, the
+    split of ``data`` the run is scored on (the same name, or the same pairs in the same
+    order); ``load_best_model_at_end`` only with dev data."""
     if dev is None:
         if getattr(args, "load_best_model_at_end", False):
             raise ParameterError("load_best_model_at_end", True, "needs eval_data (the dev split "
@@ -144,6 +146,23 @@ def check_selection(data, dev: DevSplit | None, args) -> None:
                              f"{list(dev.data.score_range)}, the training data {data.name} "
                              f"{list(data.score_range)}: labels would be scaled differently; "
                              "evaluate on data of the same scale")
+    if held_out is not None and _same_split(dev, data, held_out):
+        scored = f"{data.name}/{held_out}"
+        what = "is" if dev.name == scored else f"holds the pairs of {scored},"
+        raise ParameterError("eval_split", dev.split, f"{dev.name} {what} the split this run is "
+                             "scored on (reported as held out): a checkpoint chosen on it makes "
+                             "that figure optimistic; choose on other pairs ({eval_dataset}, "
+                             "{eval_config}, {eval_split})")
+
+
+def _same_split(dev: DevSplit, data, split: str) -> bool:
+    """Whether ``dev`` is ``data``'s ``split``: by name, or the same pairs in the same order."""
+    if dev.name == f"{data.name}/{split}":
+        return True
+    rows, other = data.splits[split], dev.rows
+    columns = ("sentence1", "sentence2")
+    return len(rows) == len(other) and all(c in rows.column_names and c in other.column_names
+                                           and list(rows[c]) == list(other[c]) for c in columns)
 
 
 def selection_record(state, dev: DevSplit, args) -> dict:

@@ -17,14 +17,10 @@ predictions alone, so they are the same whatever the weights.
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
-import datasets
 import numpy as np
 import pytest
-import safetensors.torch
 
 from semrel.cli import main
 from semrel.dataset_scripts.pairs import load_pairs
@@ -33,7 +29,7 @@ from semrel.trainers.arguments import recorded_options, stored_options
 from semrel.trainers.combination import cv_ensemble, cv_predictions
 from semrel.trainers.ensemble import Ensemble
 from semrel.trainers.fitting import fit, run_fingerprint
-from semrel.trainers.models import PairEncoder, build_model
+from semrel.trainers.models import PairEncoder
 from semrel.trainers.prediction import predict
 from semrel.trainers.run_folder import (
     check_cv_folder,
@@ -43,61 +39,16 @@ from semrel.trainers.run_folder import (
     load_run,
     recorded_score_range,
 )
-from trainer_fixtures import small_args, tiny_encoder, toy_pairs
+from trainer_fixtures import saved_runs, small_args
 
-SAVED = Path(__file__).parents[1] / "fixtures" / "saved_runs"
 FOLDS = ("cv-fold-0", "cv-fold-1")
 MEMBERS = ("ensemble-rank/members/0-cv-fold-0", "ensemble-rank/members/1-cv-fold-0")
 RUN_ARGS = {"save_strategy": "steps", "save_steps": 1, "seed": 3}  # what saved `run`
 
 
-def toy_cv(folder: Path) -> Path:
-    """The Hub-layout folder the runs were trained on: 80 shuffled toy pairs with ids, two folds
-    of 16 test rows, the card recording the score range [0, 1]."""
-    toy = toy_pairs().shuffle(seed=0)
-    toy = toy.add_column("pair_id", [f"p{i}" for i in range(len(toy))])
-    folds, rest = [toy.select(range(0, 16)), toy.select(range(16, 32))], toy.select(range(32, 80))
-    lines = ["---", "configs:"]
-    for k in range(2):
-        train = datasets.concatenate_datasets([rest, folds[1 - k]])
-        for split, rows in (("train", train), ("test", folds[k])):
-            (folder / f"cv-fold-{k}").mkdir(parents=True, exist_ok=True)
-            rows.to_parquet(str(folder / f"cv-fold-{k}" / f"{split}.parquet"))
-        lines += [f"- config_name: cv-fold-{k}", "  data_files:",
-                  "  - split: train", f"    path: cv-fold-{k}/train.parquet",
-                  "  - split: test", f"    path: cv-fold-{k}/test.parquet"]
-    (folder / "README.md").write_text("\n".join([*lines, "score_range:", "- 0", "- 1", "---", "",
-                                                 "toy folds", ""]))
-    return folder
-
-
-def _model_for(folder: Path, base: Path):
-    options = json.loads((folder / "semrel_encoder.json").read_text())
-    return build_model(options.pop("kind"), base, **options)
-
-
-def _rebuild_weights(root: Path) -> None:
-    """Weights beside every saved model (``save_pretrained``'s) and checkpoint (the Trainer's
-    state dict), from a fresh model of the saved kind."""
-    for config in sorted(root.rglob("semrel_encoder.json")):
-        model = _model_for(config.parent, root / "base")
-        staging = root / ".weights"
-        model.encoder.save_pretrained(staging)
-        shutil.copy(staging / "model.safetensors", config.parent / "model.safetensors")
-        shutil.rmtree(staging)
-        for state in config.parent.glob("checkpoints/checkpoint-*/trainer_state.json"):
-            safetensors.torch.save_file({k: v.contiguous() for k, v in model.state_dict().items()},
-                                        state.parent / "model.safetensors",
-                                        metadata={"format": "pt"})
-
-
 @pytest.fixture
 def saved(tmp_path_factory, monkeypatch):
-    root = tmp_path_factory.mktemp("saved-runs")
-    shutil.copytree(SAVED, root, dirs_exist_ok=True)
-    tiny_encoder(root / "base")
-    toy_cv(root / "toy-cv")
-    _rebuild_weights(root)
+    root = saved_runs(tmp_path_factory.mktemp("saved-runs"))
     monkeypatch.chdir(root)  # the runs name their model and data relative to here
     return root
 

@@ -16,9 +16,11 @@ A CV folder holds its fingerprint and one run folder per fold; an ensemble folde
 ``semrel_ensemble.json``, a card and copies of its members under ``members/``.
 
 * :mod:`.files`: the names, and one reader and one whole-file writer per file;
+* :mod:`.schema`: what each JSON file holds, checked by its reader;
 * :mod:`.predictions`: the predictions files and the CV folders' folds;
 * :mod:`.checks`: what a folder argument must be before a command uses it;
-* :mod:`.output`: which folder a run may use, its fingerprint, where it resumes.
+* :mod:`.output`: which folder a run may use, its fingerprint (marked incomplete until the run
+  has written everything), where it resumes.
 
 Standard library only (numpy and safetensors where a function needs them): ``semrel --help`` and
 publishing import it without torch.
@@ -61,8 +63,10 @@ from .files import (
     write_text,
 )
 from .output import (
+    check_checkpoint_run,
     check_ensemble_output,
     check_output,
+    finish_run,
     holds_run,
     last_complete_checkpoint,
     prepare_output,
@@ -79,12 +83,13 @@ from .predictions import (
 )
 
 __all__ = [
-    "CARD", "CHECKPOINTS", "CONFIG", "ENCODER_CONFIG", "ENSEMBLE", "HEAD", "LOCAL_ONLY", "MEMBERS", "METRICS",
-    "PREDICTIONS", "SELECTION", "WEIGHT_FILES", "RunPredictions", "check_checkpoint_folder", "check_cv_folder",
-    "check_encoder_folder", "check_ensemble_output", "check_output", "check_output_file",
-    "check_output_folder", "check_run_folder", "check_same_rows", "check_transformer_folder",
-    "cv_folds", "holds_run", "last_complete_checkpoint", "load_run", "member_facts",
-    "prepare_output", "public_copy", "read_cvs", "read_encoder_config", "read_ensemble",
-    "read_metrics", "recorded_score_range", "resume_point", "run_data", "same_folds",
-    "write_encoder_config", "write_ensemble", "write_metrics", "write_predictions", "write_text",
+    "CARD", "CHECKPOINTS", "CONFIG", "ENCODER_CONFIG", "ENSEMBLE", "HEAD", "LOCAL_ONLY", "MEMBERS",
+    "METRICS", "PREDICTIONS", "SELECTION", "WEIGHT_FILES", "RunPredictions",
+    "check_checkpoint_folder", "check_checkpoint_run", "check_cv_folder", "check_encoder_folder",
+    "check_ensemble_output", "check_output", "check_output_file", "check_output_folder",
+    "check_run_folder", "check_same_rows", "check_transformer_folder", "cv_folds", "finish_run",
+    "holds_run", "last_complete_checkpoint", "load_run", "member_facts", "prepare_output",
+    "public_copy", "read_cvs", "read_encoder_config", "read_ensemble", "read_metrics",
+    "recorded_score_range", "resume_point", "run_data", "same_folds", "write_encoder_config",
+    "write_ensemble", "write_metrics", "write_predictions", "write_text",
 ]

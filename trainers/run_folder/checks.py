@@ -28,7 +28,6 @@ from semrel.dataset_scripts.schema import check_score_range
 from semrel.metrics.errors import MissingPathError, ParameterError
 from semrel.metrics.output_files import unwritable
 
-from ..options import ENCODER_KINDS
 from .files import (
     CONFIG,
     ENCODER_CONFIG,
@@ -38,15 +37,18 @@ from .files import (
     PREDICTIONS,
     SAFETENSORS,
     SAFETENSORS_INDEX,
+    SELECTION,
     TORCH_WEIGHTS,
-    TRAINER_STATE,
     check_safetensors,
+    read_checked,
     read_encoder_config,
     read_ensemble,
     read_json_object,
     read_metrics,
+    read_trainer_state,
 )
-from .predictions import cv_folds
+from .predictions import cv_folds, read_predictions
+from .schema import SAFETENSORS_INDEX_SCHEMA
 
 
 def _folder(path, parameter: str, what: str) -> Path:
@@ -71,8 +73,8 @@ def check_transformer_folder(path, parameter: str = "model_path") -> Path:
     if (folder / SAFETENSORS).is_file():
         check_safetensors(folder / SAFETENSORS, parameter, str(path))
     elif (folder / SAFETENSORS_INDEX).is_file():
-        index = read_json_object(folder / SAFETENSORS_INDEX, parameter, str(path))
-        for shard in sorted(set((index.get("weight_map") or {}).values())):
+        index = read_checked(folder / SAFETENSORS_INDEX, SAFETENSORS_INDEX_SCHEMA, parameter, str(path))
+        for shard in sorted(set(index["weight_map"].values())):
             if not (folder / shard).is_file():
                 raise ParameterError(parameter, str(path), f"lacks {shard}, a weights shard "
                                      f"that {SAFETENSORS_INDEX} names")
@@ -90,11 +92,7 @@ def check_run_folder(path, parameter: str = "model_path", *, written_by_fit: boo
     ParameterError on ``parameter`` otherwise."""
     folder = _folder(path, parameter, "model folder")
     if (folder / ENSEMBLE).is_file() and not written_by_fit:
-        members = read_ensemble(folder, parameter, str(path)).get("members")
-        if not (isinstance(members, list) and members and all(isinstance(m, str) for m in members)):
-            raise ParameterError(parameter, str(path), f"{ENSEMBLE} names no members (a list of "
-                                 "member folders)")
-        for member in members:
+        for member in read_ensemble(folder, parameter, str(path))["members"]:
             try:
                 check_encoder_folder(folder / member, parameter)
             except ParameterError as exc:
@@ -106,20 +104,17 @@ def check_run_folder(path, parameter: str = "model_path", *, written_by_fit: boo
 
 def check_encoder_folder(path, parameter: str = "path", *, written_by_fit: bool = False) -> Path:
     """``path`` as a model saved by ``PairEncoder.save_pretrained``: a transformer folder
-    (:func:`check_transformer_folder`) with a ``semrel_encoder.json`` whose ``kind`` is an
-    encoder kind (and whole condition layers, ``semrel_head.safetensors``, where it has them);
-    ``written_by_fit``: also a ``metrics.json``, as ``semrel fit`` writes."""
+    (:func:`check_transformer_folder`) with a ``semrel_encoder.json`` (an encoder ``kind`` and
+    its options), whole condition layers (``semrel_head.safetensors``) where it has them and a
+    ``metrics.json`` where it has one, each as its schema says; ``written_by_fit``: a run
+    folder of ``semrel fit``, its ``metrics.json`` there and its predictions files too."""
     folder = _folder(path, parameter, "model folder")
     if not (folder / ENCODER_CONFIG).is_file():
         raise MissingPathError(parameter, str(path), f"holds no {ENCODER_CONFIG}: not a model "
                                "saved by `semrel fit` (a plain transformer folder is a starting "
                                "model for fit)")
     check_transformer_folder(folder, parameter)
-    kind = read_encoder_config(folder, parameter, str(path)).get("kind")
-    if kind not in ENCODER_KINDS:
-        got = "has no 'kind'" if kind is None else f"has kind {kind!r}"
-        raise ParameterError(parameter, str(path), f"{ENCODER_CONFIG} {got}; it must be one of "
-                             f"{', '.join(ENCODER_KINDS)}")
+    kind = read_encoder_config(folder, parameter, str(path))["kind"]
     if kind != "cross" and (folder / HEAD).is_file():  # a cross-encoder's is refused on loading
         check_safetensors(folder / HEAD, parameter, str(path))
     if (folder / METRICS).is_file():
@@ -127,6 +122,10 @@ def check_encoder_folder(path, parameter: str = "path", *, written_by_fit: bool 
     elif written_by_fit:
         raise ParameterError(parameter, str(path), f"holds no {METRICS}: not a run folder "
                              "written by `semrel fit`")
+    if written_by_fit:
+        for name in (PREDICTIONS, SELECTION):
+            if (folder / name).is_file():
+                read_predictions(folder, name, parameter, str(path))
     return folder
 
 
@@ -136,11 +135,9 @@ def recorded_score_range(path) -> tuple[tuple[float, float], str] | None:
     ensemble); None for a model saved without that record (``PairEncoder.save_pretrained``
     alone)."""
     folder = Path(path)
-    for name in (ENSEMBLE, METRICS):
+    for name, read in ((ENSEMBLE, read_ensemble), (METRICS, read_metrics)):
         if (folder / name).is_file():
-            recorded = read_json_object(folder / name, "model_path", str(path)).get("score_range")
-            if recorded is None:
-                return None
+            recorded = read(folder, "model_path", str(path))["score_range"]
             try:
                 return check_score_range(recorded), name
             except ParameterError:
@@ -164,23 +161,20 @@ def member_facts(path: Path) -> dict:
 
 def check_checkpoint_folder(path, parameter: str = "resume_from_checkpoint") -> Path:
     """``path`` as a complete Trainer checkpoint to resume from: ``trainer_state.json`` (which
-    transformers writes last) a JSON object, its weights whole where they are safetensors."""
+    transformers writes last) as its schema says, its weights whole where they are safetensors."""
     folder = _folder(path, parameter, "checkpoint folder")
-    if not (folder / TRAINER_STATE).is_file():
-        raise ParameterError(parameter, str(path), f"is not a complete checkpoint (no "
-                             f"{TRAINER_STATE})")
-    read_json_object(folder / TRAINER_STATE, parameter, str(path))
+    read_trainer_state(path, parameter)
     if (folder / SAFETENSORS).is_file():
         check_safetensors(folder / SAFETENSORS, parameter, str(path))
     return folder
 
 
 def check_cv_folder(path, parameter: str = "cv_dirs") -> Path:
-    """``path`` as the folder of a member's CV: its fold runs' ``eval_predictions.json`` are
-    JSON objects (which folds it must hold is the ensemble's to check)."""
+    """``path`` as the folder of a member's CV: its fold runs' ``eval_predictions.json`` as their
+    schema says (which folds it must hold is the ensemble's to check)."""
     folder = _folder(path, parameter, "CV folder")
     for fold in cv_folds(folder):
-        read_json_object(fold / PREDICTIONS, parameter, str(path), f"{fold.name}/{PREDICTIONS}")
+        read_predictions(fold, PREDICTIONS, parameter, str(path), f"{fold.name}/{PREDICTIONS}")
     return folder
 
 

@@ -1,7 +1,8 @@
 """The files of run and ensemble folders: every name, and the one reader and writer of each.
 
-Readers check what they read (:func:`read_json_object`: whole, a JSON object) and raise a
-:class:`~semrel.metrics.errors.ParameterError` naming the parameter that gave the folder; writers
+Readers check what they read (:func:`read_checked`: whole, a JSON object, as its schema in
+:mod:`.schema` declares) and raise a :class:`~semrel.metrics.errors.ParameterError` naming the
+parameter that gave the folder, the file, the key and the rule it breaks; writers
 write each file whole (:func:`~semrel.metrics.output_files.written_whole`: beside it, then
 renamed in, so a failure leaves the previous file or none). Standard library only.
 """
@@ -13,6 +14,15 @@ from pathlib import Path
 
 from semrel.metrics.errors import ParameterError
 from semrel.metrics.output_files import write_whole
+
+from .schema import (
+    ENCODER_SCHEMA,
+    ENSEMBLE_SCHEMA,
+    FINGERPRINT_SCHEMA,
+    METRICS_SCHEMA,
+    TRAINER_STATE_SCHEMA,
+    Schema,
+)
 
 # the transformer, as save_pretrained writes it (weights whole in one file, sharded, or torch's)
 CONFIG = "config.json"
@@ -53,6 +63,16 @@ def read_json_object(file: Path, parameter: str, value, name: str | None = None)
     return raw
 
 
+def read_checked(file: Path, schema: Schema, parameter: str, value, name: str | None = None) -> dict:
+    """The JSON object in ``file`` (:func:`read_json_object`) that ``schema`` takes; else a
+    ParameterError on ``parameter`` naming the file (``name``), the key and its rule."""
+    record = read_json_object(file, parameter, value, name)
+    fault = schema.fault(record)
+    if fault:
+        raise ParameterError(parameter, value, f"{name or file.name} {fault}")
+    return record
+
+
 def check_safetensors(file: Path, parameter: str, value) -> None:
     """``file`` is a whole safetensors file (``safe_open`` reads its header, refusing a
     truncated one), else a ParameterError on ``parameter``."""
@@ -84,8 +104,8 @@ def write_json(path, record: dict, parameter: str = "output_dir", **dumps) -> Pa
 
 def read_encoder_config(folder: Path, parameter: str = "path", value=None) -> dict:
     """``semrel_encoder.json``: ``{"kind": ..., <the model's options>}``."""
-    return read_json_object(Path(folder) / ENCODER_CONFIG, parameter,
-                            str(folder) if value is None else value)
+    return read_checked(Path(folder) / ENCODER_CONFIG, ENCODER_SCHEMA, parameter,
+                        str(folder) if value is None else value)
 
 
 def write_encoder_config(folder: Path, kind: str, options: dict) -> Path:
@@ -94,7 +114,8 @@ def write_encoder_config(folder: Path, kind: str, options: dict) -> Path:
 
 def read_metrics(folder: Path, parameter: str = "model_path", value=None) -> dict:
     """``metrics.json`` of a run (:class:`~semrel.trainers.fitting.FitResult` as a record)."""
-    return read_json_object(Path(folder) / METRICS, parameter, str(folder) if value is None else value)
+    return read_checked(Path(folder) / METRICS, METRICS_SCHEMA, parameter,
+                        str(folder) if value is None else value)
 
 
 def write_metrics(folder: Path, record: dict) -> Path:
@@ -102,28 +123,38 @@ def write_metrics(folder: Path, record: dict) -> Path:
     return write_json(Path(folder) / METRICS, record, indent=2, allow_nan=False)
 
 
-def read_fingerprint(folder: Path) -> dict | None:
+def read_fingerprint(folder: Path, parameter: str = "output_dir", value=None) -> dict | None:
     """The run fingerprint an output folder holds (``checkpoints/semrel_run.json``), or None."""
     file = Path(folder) / RUN_FILE
-    return read_json_object(file, "output_dir", str(folder), RUN_FILE) if file.is_file() else None
+    if not file.is_file():
+        return None
+    return read_checked(file, FINGERPRINT_SCHEMA, parameter, str(folder) if value is None else value,
+                        RUN_FILE)
 
 
 def write_fingerprint(folder: Path, run: dict) -> Path:
     return write_json(Path(folder) / RUN_FILE, run, indent=2)
 
 
-def checkpoint_step(checkpoint) -> int:
-    """The global step of a complete Trainer checkpoint (its ``trainer_state.json``)."""
+def read_trainer_state(checkpoint, parameter: str = "resume_from_checkpoint") -> dict:
+    """A Trainer checkpoint's ``trainer_state.json`` (transformers writes it last: a
+    checkpoint without it is not complete)."""
     state = Path(checkpoint) / TRAINER_STATE
     if not state.is_file():
-        raise ParameterError("resume_from_checkpoint", str(checkpoint), "is not a complete "
+        raise ParameterError(parameter, str(checkpoint), "is not a complete "
                              f"checkpoint (no {TRAINER_STATE})")
-    return int(read_json_object(state, "resume_from_checkpoint", str(checkpoint))["global_step"])
+    return read_checked(state, TRAINER_STATE_SCHEMA, parameter, str(checkpoint))
+
+
+def checkpoint_step(checkpoint) -> int:
+    """The global step of a complete Trainer checkpoint (its ``trainer_state.json``)."""
+    return read_trainer_state(checkpoint)["global_step"]
 
 
 def read_ensemble(folder: Path, parameter: str = "path", value=None) -> dict:
     """``semrel_ensemble.json`` of an ensemble folder."""
-    return read_json_object(Path(folder) / ENSEMBLE, parameter, str(folder) if value is None else value)
+    return read_checked(Path(folder) / ENSEMBLE, ENSEMBLE_SCHEMA, parameter,
+                        str(folder) if value is None else value)
 
 
 def write_ensemble(folder: Path, raw: dict) -> Path:

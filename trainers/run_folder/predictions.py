@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .files import PREDICTIONS, read_json_object, write_json
+from .files import PREDICTIONS, read_checked, write_json
+from .schema import PREDICTIONS_SCHEMA
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,16 +56,25 @@ def write_predictions(folder, name: str, data, split: str, predictions, labels, 
     return write_json(Path(folder) / name, record, parameter)
 
 
+def read_predictions(folder, name: str = PREDICTIONS, parameter: str = "path", value=None,
+                     shown: str | None = None) -> dict:
+    """The record of the predictions file ``name`` of a run ``folder``, checked against its
+    schema (errors name the file as ``shown``, default ``name``)."""
+    return read_checked(Path(folder) / name, PREDICTIONS_SCHEMA, parameter,
+                        str(folder) if value is None else value, shown or name)
+
+
 def load_run(path: str | os.PathLike, name: str = PREDICTIONS) -> RunPredictions:
     """The ``eval_predictions.json`` (or ``name``: ``selection_predictions.json``, the dev
-    predictions) of a run folder; ``FileNotFoundError`` naming the folder."""
+    predictions) of a run folder; ``FileNotFoundError`` naming the folder, a ParameterError on
+    ``path`` naming the key of a file that breaks its schema."""
     import numpy as np
 
     file = Path(path) / name
     if not file.is_file():
         raise FileNotFoundError(f"{path}: no {name} (not a run folder written by "
                                 "`semrel fit`/`cv`)")
-    raw = read_json_object(file, "path", str(path))
+    raw = read_predictions(path, name)
     return RunPredictions(path=str(path), data=raw["data"], split=raw["split"],
                           score_range=tuple(raw["score_range"]), encoder=raw["encoder"],
                           conditional=raw["conditional"], ids=raw["ids"],
