@@ -8,7 +8,8 @@ Datasets go to ``build/hub/datasets/<id>/`` (Parquet + README with YAML configs;
 only, its rows stay in your datasets cache), metrics to ``build/hub/spaces/<name>/`` (standalone
 Space folders). ``push`` publishes them (see :mod:`semrel.publishing.publish` for what each
 artefact sends). A failed build keeps the previous output of that dataset; concurrent builds into
-one folder wait. The mirror is found as every command finds it: ``--mirror``, else
+one folder wait. ``build --out`` is never a link, nor a folder it reads (``--mirror``,
+``--data-dir``), inside one or holding one. The mirror is found as every command finds it: ``--mirror``, else
 ``$SEMREL_MIRROR``, else ``../shared/upstream`` beside the working directory, else the upstream URLs.
 """
 
@@ -19,7 +20,7 @@ import logging
 from pathlib import Path
 
 from semrel.command_line import UsageError, add_command, check_mirror
-from semrel.metrics.output_files import unwritable
+from semrel.metrics.output_files import check_output, unwritable
 
 DEFAULT_OUT = Path("build")
 log = logging.getLogger(__name__)
@@ -52,6 +53,17 @@ def _folder(flag: str, path, *, exists: bool = False, write: bool = False, hint:
             raise UsageError(f"{flag} {path}: {parent} is a file, not a folder")
         raise UsageError(f"{flag} {path}: cannot write in {parent} ({reason})")
     return path
+
+
+def _not_an_input(flag: str, path, inputs: dict) -> None:
+    """``path`` as an output folder (:func:`~semrel.metrics.output_files.check_output`: no link,
+    none of ``inputs`` (flag -> paths), inside one or holding one), or a one-line UsageError."""
+    from semrel.metrics.errors import ParameterError
+
+    try:
+        check_output(path, flag, inputs, folder=True)
+    except ParameterError as exc:
+        raise UsageError(exc.worded(show=str, sep=" ")) from None
 
 
 def _check_cache_dir(cache_dir) -> None:
@@ -94,10 +106,11 @@ def cmd_build(args) -> int:
     from semrel.publishing.spaces import SpaceError, build_space
 
     check_mirror(args.mirror)
+    data_dirs = _data_dirs(args.data_dir)
+    _not_an_input("--out", args.out, {"--mirror": [args.mirror], "--data-dir": data_dirs.values()})
     _folder("--out", args.out, write=True)
     _check_cache_dir(args.cache_dir)
     datasets.disable_progress_bars()  # one summary line per split instead of a bar per file
-    data_dirs = _data_dirs(args.data_dir)
     hub = args.out / "hub"
     dataset_ids, metrics = _selected(args.only)
     failed: dict[str, tuple[str, str]] = {}  # what failed -> (the error, what is left of it)
