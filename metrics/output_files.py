@@ -66,7 +66,7 @@ def output_problem(path, *, folder: bool = False) -> str | None:
 
 def input_clash(path, inputs: Mapping[str, Iterable], *, folder: bool = False) -> str | None:
     """Why the output ``path`` would replace an input, or None. ``inputs``: parameter -> the paths
-    it names (None and paths that do not exist are skipped); an output may not be the same file or
+    it names (None, "" and paths that do not exist are skipped); an output may not be the same file or
     folder as an input (followed through links, hard links included), lie inside an input folder
     or, when ``folder``, hold an input. The answer names the input as ``{parameter} path``, for
     :class:`~semrel.metrics.errors.ParameterError` to word."""
@@ -74,7 +74,7 @@ def input_clash(path, inputs: Mapping[str, Iterable], *, folder: bool = False) -
     real = output.resolve()
     for parameter, values in inputs.items():
         for value in values or ():
-            if value is None or not Path(value).expanduser().exists():
+            if value is None or str(value) == "" or not Path(value).expanduser().exists():
                 continue
             source = Path(value).expanduser()
             named = f"{{{parameter}}} {str(value).replace('{', '{{').replace('}', '}}')}"

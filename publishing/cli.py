@@ -8,8 +8,9 @@ Datasets go to ``build/hub/datasets/<id>/`` (Parquet + README with YAML configs;
 only, its rows stay in your datasets cache), metrics to ``build/hub/spaces/<name>/`` (standalone
 Space folders). ``push`` publishes them (see :mod:`semrel.publishing.publish` for what each
 artefact sends). A failed build keeps the previous output of that dataset; concurrent builds into
-one folder wait. ``build --out`` is never a link, nor a folder it reads (``--mirror``,
-``--data-dir``), inside one or holding one. The mirror is found as every command finds it: ``--mirror``, else
+one folder wait. The ``--out`` of ``build`` and ``push`` (which stages there) is never a link,
+nor a folder they read (``--mirror``, ``--data-dir``, push's ``--model``), inside one or holding
+one. The mirror is found as every command finds it: ``--mirror``, else
 ``$SEMREL_MIRROR``, else ``../shared/upstream`` beside the working directory, else the upstream URLs.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 from pathlib import Path
 
 from semrel.command_line import UsageError, add_command, check_mirror
@@ -107,7 +109,8 @@ def cmd_build(args) -> int:
 
     check_mirror(args.mirror)
     data_dirs = _data_dirs(args.data_dir)
-    _not_an_input("--out", args.out, {"--mirror": [args.mirror], "--data-dir": data_dirs.values()})
+    _not_an_input("--out", args.out, {"--mirror": (args.mirror or "").split(os.pathsep),
+                                     "--data-dir": data_dirs.values()})
     _folder("--out", args.out, write=True)
     _check_cache_dir(args.cache_dir)
     datasets.disable_progress_bars()  # one summary line per split instead of a bar per file
@@ -217,6 +220,8 @@ def cmd_push(args) -> int:
         _folder("--model", model, exists=True, hint=" (a run folder of `semrel fit`)")
     # --model alone pushes only the models; --all (or no --model) adds every dataset and metric
     names = args.only or (publish.known_names() if args.all or not args.model else [])
+    _not_an_input("--out", args.out, {"--mirror": (args.mirror or "").split(os.pathsep),
+                                      "--model": args.model})
     _folder("--out", args.out, write=True)  # staging goes there (a card-only repo needs no build)
     _check_cache_dir(args.cache_dir)
     data_dirs = _data_dirs(args.data_dir)

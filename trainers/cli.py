@@ -22,6 +22,7 @@ with the parameters it sets. This module imports torch only once a command runs.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from semrel.command_line import UsageError, integer, number
@@ -140,7 +141,8 @@ def _check_training_folders(args) -> None:
 def _data_inputs(args) -> dict:
     """The data a command reads, by parameter (registry names and missing paths are skipped by
     :func:`~semrel.metrics.output_files.check_output`)."""
-    return {"dataset": [args.dataset], "data_dir": [args.data_dir], "mirror": [args.mirror]}
+    return {"dataset": [args.dataset], "data_dir": [args.data_dir],
+            "mirror": (args.mirror or "").split(os.pathsep)}
 
 
 def _check_cache(args) -> None:
