@@ -82,7 +82,6 @@ class Ensemble:
                        tuple(facts[0]["score_range"]), facts[0]["conditional"],
                        learned=build_learned_stack(paths, method, cv_dirs=cv_dirs,
                                                    features=features))
-        _same_facts(paths, facts, ("data",))
         oof = None
         if cv_dirs:
             if len(cv_dirs) != len(paths):
@@ -107,6 +106,7 @@ class Ensemble:
                 weights = tuple(float(w) for w in check_weights(weights, len(paths)))
             columns = oof[0].T if oof is not None else _held_out_scores(paths)
             reference = tuple(tuple(np.sort(c).tolist()) for c in columns)
+        _same_facts(paths, facts, ("data",))  # after the predictions', which say more
         return cls(tuple(str(p.resolve()) for p in paths), method,
                    tuple(facts[0]["score_range"]), facts[0]["conditional"], weights, stack,
                    reference)

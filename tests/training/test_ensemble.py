@@ -148,9 +148,15 @@ def held_out(data="str-2021/cv-fold-0", split="test", n=1100, scored=None, seed=
 
 
 MISMATCHED = [  # (case, member b's training data, b's held-out predictions, what is said of b)
-    ("trained on another fold", "str-2021/cv-fold-1", held_out("str-2021/cv-fold-1"),
+    ("trained and evaluated on another fold", "str-2021/cv-fold-1", held_out("str-2021/cv-fold-1"),
+     "its data (dataset/config) differs from {a}'s ('str-2021/cv-fold-1' vs 'str-2021/cv-fold-0'); "
+     "members must be trained and evaluated on the same fold and score range"),
+    ("trained and evaluated on another dataset", "semrel-2024/eng", held_out("semrel-2024/eng"),
+     "its data (dataset/config) differs from {a}'s ('semrel-2024/eng' vs 'str-2021/cv-fold-0'); "
+     "members must be trained and evaluated on the same fold and score range"),
+    ("trained on another fold", "str-2021/cv-fold-1", held_out(),
      "its data str-2021/cv-fold-1 differs from {a}'s str-2021/cv-fold-0"),
-    ("trained on another dataset", "semrel-2024/eng", held_out("semrel-2024/eng"),
+    ("trained on another dataset", "semrel-2024/eng", held_out(),
      "its data semrel-2024/eng differs from {a}'s str-2021/cv-fold-0"),
     ("evaluated on another split", "str-2021/cv-fold-0", held_out(split="validation"),
      "its evaluated split differs from {a}'s ('validation' vs 'test'); members must be trained "
@@ -180,6 +186,24 @@ def test_a_rank_average_refuses_members_of_other_data_or_rows(weights, tmp_path,
                  "--output", str(tmp_path / "ens")]) == 2
     assert capsys.readouterr().err == f"semrel ensemble: error: {message}\n"
     assert not (tmp_path / "ens").exists()
+
+
+def test_a_cv_fold_run_with_a_score_missing_is_named(weights, tmp_path):
+    """With CVs the references are the folds' out-of-fold predictions: a fold run holding fewer
+    scores than ids is named, never stacked into a matrix of the wrong shape."""
+    members, cvs = [], []
+    for i, name in enumerate("ab"):
+        members.append(fake_member(tmp_path / name, weights, "str-2021/default"))
+        cvs.append(tmp_path / f"cv-{name}")
+        for fold in range(2):
+            short = 1095 if (name, fold) == ("b", 1) else None
+            fake_member(cvs[-1] / f"cv-fold-{fold}", weights, f"str-2021/cv-fold-{fold}",
+                        held_out=held_out(f"str-2021/cv-fold-{fold}", scored=short, seed=i))
+    with pytest.raises(ValueError) as refused:
+        Ensemble.build(members, "rank", cv_dirs=cvs)
+    assert str(refused.value) == (f"ensemble member {cvs[1]}/cv-fold-1: its predictions hold 1095 "
+                                  "scores and 1100 labels for 1100 ids; each id needs one of each "
+                                  "(the file is incomplete or damaged)")
 
 
 IGNORED = [  # (method, flags the method would ignore, the CLI's line, the Python API's message)
