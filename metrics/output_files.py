@@ -66,10 +66,10 @@ def output_problem(path, *, folder: bool = False) -> str | None:
 
 def input_clash(path, inputs: Mapping[str, Iterable], *, folder: bool = False) -> str | None:
     """Why the output ``path`` would replace an input, or None. ``inputs``: parameter -> the paths
-    it names (None, "" and paths that do not exist are skipped); an output may not be the same file or
-    folder as an input (followed through links, hard links included), lie inside an input folder
-    or, when ``folder``, hold an input. The answer names the input as ``{parameter} path``, for
-    :class:`~semrel.metrics.errors.ParameterError` to word."""
+    it names (None, "" and paths that do not exist are skipped). An output may not be the same
+    file or folder as an input (followed through links, hard links included), lie inside an input
+    folder or, when ``folder``, hold an input. The answer names the input as ``{parameter} path``,
+    for :class:`~semrel.metrics.errors.ParameterError` to word."""
     output = Path(path).expanduser()
     real = output.resolve()
     for parameter, values in inputs.items():
@@ -132,8 +132,8 @@ def written_whole(path, argument: str, *, newline: str | None = None, error=None
 
     ``error(exc, kept)`` makes the exception raised when ``path`` cannot be written (``exc``: the
     ``OSError``, an ``IsADirectoryError`` where ``path`` is a folder, a :class:`NotAnOutput` where
-    it is a link, a device, FIFO or socket; ``kept``: whether
-    a previous file is still there); by default a ``ValueError`` naming ``argument`` and ``path``.
+    it is a link, a device, FIFO or socket; ``kept``: whether a previous file is still there); by
+    default a ``ValueError`` naming ``argument`` and ``path``.
 
     >>> import tempfile, pathlib
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "new" / "out.csv"
