@@ -8,8 +8,8 @@
 * :func:`check_output`: an output argument, before a command starts its work: never a symbolic
   link (an output is replaced whole, so writing would replace the link, not write through it),
   never a device, FIFO or socket, a file where a file is written and a folder where a folder is,
-  and never one of the command's inputs, inside one, or (a folder) holding one
-  (:func:`output_problem`, :func:`input_clash`). :func:`written_whole` refuses the same paths.
+  and never one of the command's inputs, inside one (a new file beside a data file is fine), or
+  (a folder) holding one (:func:`output_problem`, :func:`input_clash`). :func:`written_whole` refuses the same paths.
 * :func:`unwritable`: why no file can be created in a folder, made where it is missing (its
   nearest existing ancestor is a file, or creating a file there fails), tried before a command
   starts its work.
@@ -64,35 +64,40 @@ def output_problem(path, *, folder: bool = False) -> str | None:
     return SPECIAL.format("folder" if folder else "file")
 
 
-def input_clash(path, inputs: Mapping[str, Iterable], *, folder: bool = False) -> str | None:
-    """Why the output ``path`` would replace an input, or None. ``inputs``: parameter -> the paths
-    it names (None, "" and paths that do not exist are skipped). An output may not be the same
-    file or folder as an input (followed through links, hard links included), lie inside an input
-    folder or, when ``folder``, hold an input. The answer names the input as ``{parameter} path``,
-    for :class:`~semrel.metrics.errors.ParameterError` to word."""
+def input_clash(path, inputs: Mapping[str, Iterable], *, folder: bool = False,
+                data: Mapping[str, Iterable] | None = None) -> str | None:
+    """Why the output ``path`` would replace an input, or None. ``inputs`` and ``data``: parameter
+    -> the paths it names (None, "" and paths that do not exist are skipped). An output may not be
+    the same file or folder as either (followed through links, hard links included) nor, when
+    ``folder``, hold one; it may not lie inside a folder of ``inputs`` (read or copied whole: a
+    model, an ensemble member), nor be an existing file or folder inside one of ``data`` (read in
+    part: a data folder, a mirror). The answer names the input as ``{parameter} path``, for
+    :class:`~semrel.metrics.errors.ParameterError` to word."""
     output = Path(path).expanduser()
     real = output.resolve()
-    for parameter, values in inputs.items():
-        for value in values or ():
-            if value is None or str(value) == "" or not Path(value).expanduser().exists():
-                continue
-            source = Path(value).expanduser()
-            named = f"{{{parameter}}} {str(value).replace('{', '{{').replace('}', '}}')}"
-            if real == source.resolve() or (output.exists() and os.path.samefile(output, source)):
-                kind = "folder" if source.is_dir() else "file"
-                return f"is the same {kind} as {named}: {NEVER_AN_INPUT}"
-            if source.is_dir() and real.is_relative_to(source.resolve()):
-                return f"lies in {named}, which this command reads: {NEVER_AN_INPUT}"
-            if folder and source.resolve().is_relative_to(real):
-                return f"holds {named}, which this command reads: {NEVER_AN_INPUT}"
+    for whole, named_paths in ((True, inputs), (False, data or {})):
+        for parameter, values in named_paths.items():
+            for value in values or ():
+                if value is None or str(value) == "" or not Path(value).expanduser().exists():
+                    continue
+                source = Path(value).expanduser()
+                named = f"{{{parameter}}} {str(value).replace('{', '{{').replace('}', '}}')}"
+                if real == source.resolve() or (output.exists() and os.path.samefile(output, source)):
+                    kind = "folder" if source.is_dir() else "file"
+                    return f"is the same {kind} as {named}: {NEVER_AN_INPUT}"
+                if source.is_dir() and real.is_relative_to(source.resolve()) and (
+                        whole or output.exists()):
+                    return f"lies in {named}, which this command reads: {NEVER_AN_INPUT}"
+                if folder and source.resolve().is_relative_to(real):
+                    return f"holds {named}, which this command reads: {NEVER_AN_INPUT}"
     return None
 
 
 def check_output(path, parameter: str, inputs: Mapping[str, Iterable] | None = None, *,
-                 folder: bool = False) -> Path:
+                 folder: bool = False, data: Mapping[str, Iterable] | None = None) -> Path:
     """``path`` as an output file (``folder``: an output folder) of a command reading ``inputs``
-    (:func:`input_clash`): a :class:`~semrel.metrics.errors.ParameterError` on ``parameter``
-    where :func:`output_problem` or :func:`input_clash` says it cannot be one.
+    and ``data`` (:func:`input_clash`): a :class:`~semrel.metrics.errors.ParameterError` on
+    ``parameter`` where :func:`output_problem` or :func:`input_clash` says it cannot be one.
 
     >>> import pathlib, tempfile
     >>> data = pathlib.Path(tempfile.mkdtemp()) / "data.csv"
@@ -103,7 +108,8 @@ def check_output(path, parameter: str, inputs: Mapping[str, Iterable] | None = N
     ...
     semrel.metrics.errors.ParameterError: csv='.../../.../data.csv': is the same file as files .../data.csv: ...
     """
-    problem = output_problem(path, folder=folder) or input_clash(path, inputs or {}, folder=folder)
+    problem = output_problem(path, folder=folder) or input_clash(path, inputs or {}, folder=folder,
+                                                                 data=data)
     if problem:
         raise ParameterError(parameter, str(path), problem)
     return Path(path).expanduser()

@@ -2,8 +2,9 @@
 before anything is read, trained or written, where it is a symbolic link (to a file, to a folder,
 dangling, to /dev/null as /dev/stdout is), a FIFO, a folder where a file is written or a file
 where a folder is, or where it would replace one of the command's inputs: the same file or folder
-(also spelt otherwise, through a link or a hard link), a place inside an input folder, or (a
-folder) one that holds an input. Nothing on disk changes: a link stays a link to what it named."""
+(also spelt otherwise, through a link or a hard link), a place inside a model or member folder,
+an existing file or folder inside a data folder or mirror, or (a folder) one that holds an input.
+Nothing on disk changes: a link stays a link to what it named."""
 
 from __future__ import annotations
 
@@ -59,17 +60,18 @@ OWN_INPUTS = {  # command -> (case, where the output goes, what is said of it)
     "bws design": [("its input", "{items}", f"is the same file as ITEMS_FILE {{items}}: {NEVER}")],
     "predict": [("a file of its model", "{run}/metrics.json",
                  f"lies in --model {{run}}, which this command reads: {NEVER}"),
-                ("a file in its data", "{data}/p.json",
+                ("a file of its data", "{data}/dataset_dict.json",
                  f"lies in --dataset {{data}}, which this command reads: {NEVER}")],
     "ensemble": [("its member", "{run}", f"is the same folder as --member {{run}}: {NEVER}"),
                  ("in its member", "{run}/ens", f"lies in --member {{run}}, which this command reads: {NEVER}"),
                  ("holding its members", "{tmp}", f"holds --member {{run}}, which this command reads: {NEVER}")],
     "fit": [("its model", "{base}", f"is the same folder as --model {{base}}: {NEVER}"),
-            ("in its data", "{data}/o", f"lies in --dataset {{data}}, which this command reads: {NEVER}")],
+            ("a folder of its data", "{data}/train",
+             f"lies in --dataset {{data}}, which this command reads: {NEVER}")],
     "cv": [("its model", "{base}", f"is the same folder as --model {{base}}: {NEVER}")],
     "build": [("its mirror", "{mirror}", f"is the same folder as --mirror {{mirror}}: {NEVER}"),
-              ("in its mirror", "{mirror}/build", f"lies in --mirror {{mirror}}, which this command reads: "
-                                                  f"{NEVER}")],
+              ("a folder of its mirror", "{mirror}/str-2021",
+               f"lies in --mirror {{mirror}}, which this command reads: {NEVER}")],
     "push": [("its model", "{run}", f"is the same folder as --model {{run}}: {NEVER}")],
 }
 CASES = [(f"{command} {case}", command, where, said)

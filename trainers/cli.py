@@ -125,20 +125,20 @@ def _model(name: str) -> str:
 def _check_training_folders(args) -> None:
     """fit's and cv's folders before anything is loaded or trained (:mod:`~trainers.run_folder`):
     the models read (``--model``, fit's ``--resume``), then the places written (``--output``:
-    no link, and none of the inputs, inside one or holding one; ``--cache-dir``)."""
+    no link, none of the inputs, inside the model or holding an input; ``--cache-dir``)."""
     from . import run_folder as folders
 
     if args.model is not None:
         folders.check_transformer_folder(_model(args.model), "name_or_path")
     if getattr(args, "resume", None) not in (None, "last"):
         folders.check_checkpoint_folder(args.resume, "resume_from_checkpoint")
-    check_output(args.output, "output_dir", {"name_or_path": [args.model], **_data_inputs(args),
-                                             "eval_dataset": [args.eval_dataset]}, folder=True)
+    check_output(args.output, "output_dir", {"name_or_path": [args.model]}, folder=True,
+                 data={**_data(args), "eval_dataset": [args.eval_dataset]})
     folders.check_output_folder(args.output, "output_dir")
     _check_cache(args)
 
 
-def _data_inputs(args) -> dict:
+def _data(args) -> dict:
     """The data a command reads, by parameter (registry names and missing paths are skipped by
     :func:`~semrel.metrics.output_files.check_output`)."""
     return {"dataset": [args.dataset], "data_dir": [args.data_dir],
@@ -310,7 +310,7 @@ def run_predict(args: argparse.Namespace) -> int:
     from . import run_folder as folders
 
     folders.check_run_folder(args.model, "model_path")
-    check_output(args.output, "path", {"model_path": [args.model], **_data_inputs(args)})
+    check_output(args.output, "path", {"model_path": [args.model]}, data=_data(args))
     folders.check_output_file(args.output, "path")
     _check_cache(args)
     from .prediction import predict, write_submission
