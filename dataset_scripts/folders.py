@@ -37,10 +37,13 @@ def replaced_whole(folder: Path) -> Iterator[Path]:
     system has none, two renames whose first is undone if the second fails (a process killed
     between them leaves the old folder in ``.<name>.old-*``: :func:`remove_leftovers` puts it
     back). Every folder made beside ``folder`` has its marker (:func:`_marked_folder`) until it
-    is gone, so that :func:`remove_leftovers` removes only what this function made.
+    is gone, so that :func:`remove_leftovers` removes only what this function made; before it
+    starts, it clears what killed calls for the same ``folder`` left (``remove_leftovers(parent,
+    name)``: those of ended processes on this host).
     """
     folder = Path(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
+    remove_leftovers(folder.parent, folder.name)
     staging = _marked_folder(folder, "new")
     try:
         yield staging
@@ -115,9 +118,10 @@ def _unmark(made: Path) -> None:
         os.unlink(f"{made}{MARK}")
 
 
-def _leftover(mark: Path) -> Path | None:
+def _leftover(mark: Path, *, ended: bool = False) -> Path | None:
     """The folder ``mark`` names when it is the marker of a folder replaced_whole made in a process
-    that has ended (or in this one), else None: user files, however they are named, are none."""
+    that has ended (or in this one; ``ended``: only in a process on this host that has ended),
+    else None: user files, however they are named, are none."""
     made = mark.with_name(mark.name[: -len(MARK)])
     if mark.is_symlink() or not mark.is_file() or not LEFTOVER.fullmatch(made.name):
         return None
@@ -130,6 +134,8 @@ def _leftover(mark: Path) -> Path | None:
         return None
     if signature != SIGNATURE:
         return None
+    if ended and (host != socket.gethostname() or pid == os.getpid()):
+        return None  # its maker cannot be seen to have ended
     if host == socket.gethostname() and pid != os.getpid() and _running(pid):
         return None  # another process is replacing that folder now
     return made
@@ -164,16 +170,18 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(code, os.strerror(code), str(a), None, str(b))
 
 
-def remove_leftovers(parent: Path) -> None:
+def remove_leftovers(parent: Path, name: str | None = None) -> None:
     """Delete what killed :func:`replaced_whole` calls left in ``parent``: the folders it made,
     recognised by their markers (a user's ``.mydata.old-2023/`` or ``.notes.new-1`` is data and
     stays), except that an old folder whose place is empty is put back. Call it only while no
     other process replaces folders in ``parent`` (e.g. under a lock); a folder whose maker still
-    runs on this host is left to it."""
+    runs on this host is left to it. With ``name``, only the leftovers of the folder ``parent /
+    name`` whose maker ran on this host and has ended: safe without a lock."""
     parent = Path(parent)
+    own = None if name is None else re.compile(rf"\.{re.escape(name)}\.(new|old)-[^/]+")
     for mark in sorted(parent.glob(f".*{MARK}")):
-        made = _leftover(mark)
-        if made is None:
+        made = _leftover(mark, ended=own is not None)
+        if made is None or (own is not None and not own.fullmatch(made.name)):
             continue
         if made.is_dir() and not made.is_symlink():
             if LEFTOVER.fullmatch(made.name)[1] == "old":  # the old folder aside: put back where missing

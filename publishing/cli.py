@@ -8,7 +8,9 @@ Datasets go to ``build/hub/datasets/<id>/`` (Parquet + README with YAML configs;
 only, its rows stay in your datasets cache), metrics to ``build/hub/spaces/<name>/`` (standalone
 Space folders). ``push`` publishes them (see :mod:`semrel.publishing.publish` for what each
 artefact sends). A failed build keeps the previous output of that dataset; concurrent builds into
-one folder wait. The mirror is found as every command finds it: ``--mirror``, else
+one folder wait. The ``--out`` of ``build`` and ``push`` (which stages there) is never a link,
+nor a folder they read (``--mirror``, ``--data-dir``, push's ``--model``), an existing folder in
+one, or one holding one. The mirror is found as every command finds it: ``--mirror``, else
 ``$SEMREL_MIRROR``, else ``../shared/upstream`` beside the working directory, else the upstream URLs.
 """
 
@@ -16,10 +18,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 from pathlib import Path
 
 from semrel.command_line import UsageError, add_command, check_mirror
-from semrel.metrics.output_files import unwritable
+from semrel.metrics.output_files import check_output, unwritable
 
 DEFAULT_OUT = Path("build")
 log = logging.getLogger(__name__)
@@ -52,6 +55,18 @@ def _folder(flag: str, path, *, exists: bool = False, write: bool = False, hint:
             raise UsageError(f"{flag} {path}: {parent} is a file, not a folder")
         raise UsageError(f"{flag} {path}: cannot write in {parent} ({reason})")
     return path
+
+
+def _not_an_input(flag: str, path, inputs: dict, data: dict) -> None:
+    """``path`` as an output folder (:func:`~semrel.metrics.output_files.check_output`: no link,
+    none of ``inputs`` and ``data`` (flag -> paths), inside an input or holding one), or a
+    one-line UsageError."""
+    from semrel.metrics.errors import ParameterError
+
+    try:
+        check_output(path, flag, inputs, folder=True, data=data)
+    except ParameterError as exc:
+        raise UsageError(exc.worded(show=str, sep=" ")) from None
 
 
 def _check_cache_dir(cache_dir) -> None:
@@ -94,10 +109,12 @@ def cmd_build(args) -> int:
     from semrel.publishing.spaces import SpaceError, build_space
 
     check_mirror(args.mirror)
+    data_dirs = _data_dirs(args.data_dir)
+    _not_an_input("--out", args.out, {}, {"--mirror": (args.mirror or "").split(os.pathsep),
+                                          "--data-dir": data_dirs.values()})
     _folder("--out", args.out, write=True)
     _check_cache_dir(args.cache_dir)
     datasets.disable_progress_bars()  # one summary line per split instead of a bar per file
-    data_dirs = _data_dirs(args.data_dir)
     hub = args.out / "hub"
     dataset_ids, metrics = _selected(args.only)
     failed: dict[str, tuple[str, str]] = {}  # what failed -> (the error, what is left of it)
@@ -204,6 +221,8 @@ def cmd_push(args) -> int:
         _folder("--model", model, exists=True, hint=" (a run folder of `semrel fit`)")
     # --model alone pushes only the models; --all (or no --model) adds every dataset and metric
     names = args.only or (publish.known_names() if args.all or not args.model else [])
+    _not_an_input("--out", args.out, {"--model": args.model},
+                  {"--mirror": (args.mirror or "").split(os.pathsep)})
     _folder("--out", args.out, write=True)  # staging goes there (a card-only repo needs no build)
     _check_cache_dir(args.cache_dir)
     data_dirs = _data_dirs(args.data_dir)

@@ -143,3 +143,16 @@ def saved_runs(root: str | Path) -> Path:
     toy_cv(root / "toy-cv")
     _rebuild_weights(root)
     return root
+def fake_member(folder, weights, data: str, dev: dict | None = None, kind: str = "bi",
+                held_out: dict | None = None) -> Path:
+    """A run folder as `semrel fit` leaves it, with the untrained ``weights`` (a
+    :func:`tiny_encoder` folder): what ``Ensemble.build`` reads; ``dev`` and ``held_out``: its
+    ``selection_predictions.json`` and ``eval_predictions.json`` records."""
+    folder = Path(folder)
+    shutil.copytree(weights, folder)
+    (folder / "semrel_encoder.json").write_text(json.dumps({"kind": kind}))
+    (folder / "metrics.json").write_text(json.dumps({"data": data, "score_range": [0.0, 1.0]}))
+    for name, record in (("selection_predictions.json", dev), ("eval_predictions.json", held_out)):
+        if record is not None:
+            (folder / name).write_text(json.dumps(record))
+    return folder

@@ -22,11 +22,13 @@ with the parameters it sets. This module imports torch only once a command runs.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from semrel.command_line import UsageError, integer, number
 from semrel.dataset_scripts.schema import check_score_range
 from semrel.metrics.errors import ParameterError
+from semrel.metrics.output_files import check_output
 
 from .cli_flags import (
     add_data_flags,
@@ -122,16 +124,25 @@ def _model(name: str) -> str:
 
 def _check_training_folders(args) -> None:
     """fit's and cv's folders before anything is loaded or trained (:mod:`~trainers.run_folder`):
-    the models read (``--model``, fit's ``--resume``), then the places written (``--output``,
-    ``--cache-dir``)."""
+    the models read (``--model``, fit's ``--resume``), then the places written (``--output``:
+    no link, none of the inputs, inside the model or holding an input; ``--cache-dir``)."""
     from . import run_folder as folders
 
     if args.model is not None:
         folders.check_transformer_folder(_model(args.model), "name_or_path")
     if getattr(args, "resume", None) not in (None, "last"):
         folders.check_checkpoint_folder(args.resume, "resume_from_checkpoint")
+    check_output(args.output, "output_dir", {"name_or_path": [args.model]}, folder=True,
+                 data={**_data(args), "eval_dataset": [args.eval_dataset]})
     folders.check_output_folder(args.output, "output_dir")
     _check_cache(args)
+
+
+def _data(args) -> dict:
+    """The data a command reads, by parameter (registry names and missing paths are skipped by
+    :func:`~semrel.metrics.output_files.check_output`)."""
+    return {"dataset": [args.dataset], "data_dir": [args.data_dir],
+            "mirror": (args.mirror or "").split(os.pathsep)}
 
 
 def _check_cache(args) -> None:
@@ -303,6 +314,7 @@ def run_predict(args: argparse.Namespace) -> int:
     from . import run_folder as folders
 
     folders.check_run_folder(args.model, "model_path")
+    check_output(args.output, "path", {"model_path": [args.model]}, data=_data(args))
     folders.check_output_file(args.output, "path")
     _check_cache(args)
     from .prediction import predict, write_submission
@@ -323,6 +335,8 @@ def run_ensemble(args: argparse.Namespace) -> int:
         folders.check_run_folder(member, "members", written_by_fit=True)
     for cv_dir in args.cv_dir or ():
         folders.check_cv_folder(cv_dir, "cv_dirs")
+    check_output(args.output, "path", {"members": args.member, "cv_dirs": args.cv_dir},
+                 folder=True)
     folders.check_output_folder(args.output, "path")
     from .ensemble import Ensemble
 

@@ -21,6 +21,7 @@ from huggingface_hub import ModelCardData
 
 from semrel.dataset_scripts.folders import replaced_whole
 from semrel.metrics.errors import ParameterError
+from semrel.metrics.output_files import check_output
 
 from .card import write_card
 from .combination import METHODS, StackResult, check_weights, combine, cv_predictions, fit_stack
@@ -30,6 +31,7 @@ from .run_folder import (
     MEMBERS,
     PREDICTIONS,
     check_ensemble_output,
+    check_same_rows,
     cv_folds,
     load_run,
     member_facts,
@@ -63,19 +65,19 @@ class Ensemble:
         member's own held-out predictions (those of the split it was evaluated on). ``ridge`` and
         ``gbm`` fit a learned stack (:func:`~trainers.stacking.build_learned_stack`, with the
         lexical ``features``) on the CVs' out-of-fold predictions or, without ``cv_dirs``, on the
-        members' dev predictions."""
-        if method not in METHODS:
-            raise ParameterError("method", method, f"must be one of {METHODS}")
+        members' dev predictions.
+
+        Members trained on different data (another dataset, config or fold), and, for a rank
+        average without ``cv_dirs``, members evaluated on different rows, are refused; so are
+        ``weights`` with another method than ``rank`` and ``features`` with another than
+        ``ridge`` or ``gbm`` (they would be ignored)."""
+        check_options(method, weights, features)
         paths = [Path(m) for m in members]
         if len(paths) < 2:
             raise ParameterError("members", [str(p) for p in paths], "must be >= 2 model folders")
         facts = [member_facts(p) for p in paths]
-        for path, fact in zip(paths[1:], facts[1:], strict=True):
-            for key in ("score_range", "conditional"):
-                if fact[key] != facts[0][key]:
-                    raise ValueError(f"ensemble member {path}: its {key.replace('_', ' ')} "
-                                     f"{fact[key]} differs from {paths[0]}'s {facts[0][key]}")
-        if method in LEARNERS:
+        _same_facts(paths, facts, ("score_range", "conditional"))
+        if method in LEARNERS:  # the members' data: checked by build_learned_stack
             return cls(tuple(str(p.resolve()) for p in paths), method,
                        tuple(facts[0]["score_range"]), facts[0]["conditional"],
                        learned=build_learned_stack(paths, method, cv_dirs=cv_dirs,
@@ -102,8 +104,9 @@ class Ensemble:
         else:
             if weights is not None:
                 weights = tuple(float(w) for w in check_weights(weights, len(paths)))
-            columns = oof[0].T if oof is not None else [_held_out_scores(p) for p in paths]
+            columns = oof[0].T if oof is not None else _held_out_scores(paths)
             reference = tuple(tuple(np.sort(c).tolist()) for c in columns)
+        _same_facts(paths, facts, ("data",))  # after the predictions', which say more
         return cls(tuple(str(p.resolve()) for p in paths), method,
                    tuple(facts[0]["score_range"]), facts[0]["conditional"], weights, stack,
                    reference)
@@ -136,9 +139,12 @@ class Ensemble:
         """A folder that holds everything: copies of the members (``members/<i>-<name>``,
         without checkpoints), the ensemble file naming them relative to the folder, and a
         card. Written beside ``path`` and swapped in whole, so a failure leaves an earlier
-        ensemble there intact; a folder that holds something else is refused."""
+        ensemble there intact; a folder that holds something else, a link, or a folder that
+        is, lies in or holds a member is refused
+        (:func:`~semrel.metrics.output_files.check_output`)."""
         path = Path(path)
         check_ensemble_output(path)
+        check_output(path, "path", {"members": self.members}, folder=True)
         with replaced_whole(path) as staging:
             names = []
             for i, member in enumerate(self.members):
@@ -221,11 +227,38 @@ Ensemble.load("ENSEMBLE_DIR").predict(["a sentence"], ["another sentence"])
 """
 
 
-def _held_out_scores(path: Path) -> np.ndarray:
-    """A member's predictions on the split it was evaluated on (rank reference without a CV)."""
-    if not (path / PREDICTIONS).is_file():
-        raise ParameterError("cv_dirs", None, f"must be given: ensemble member {path} has no "
-                             f"held-out predictions (no {PREDICTIONS}: trained without a "
-                             "test split) for a rank average to rank its scores against; one CV "
-                             "folder per member, whose out-of-fold predictions serve")
-    return load_run(path).predictions
+def _same_facts(paths: list[Path], facts: list[dict], keys) -> None:
+    """Each member's ``keys`` (:func:`~trainers.run_folder.member_facts`) are the first one's."""
+    for path, fact in zip(paths[1:], facts[1:], strict=True):
+        for key in keys:
+            if fact[key] != facts[0][key]:
+                raise ValueError(f"ensemble member {path}: its {key.replace('_', ' ')} "
+                                 f"{fact[key]} differs from {paths[0]}'s {facts[0][key]}")
+
+
+def check_options(method: str, weights, features) -> None:
+    """``method`` is one of :data:`METHODS`; ``weights`` are given for ``rank`` only and
+    ``features`` for ``ridge`` and ``gbm`` only (the other methods would ignore them)."""
+    if method not in METHODS:
+        raise ParameterError("method", method, f"must be one of {METHODS}")
+    if weights is not None and method != "rank":
+        raise ParameterError("weights", weights, f"are for {{method}} rank only ({method} fits how "
+                             "the members combine); leave them out")
+    if features and method not in LEARNERS:
+        raise ParameterError("features", list(features), f"are for {{method}} {' or '.join(LEARNERS)} "
+                             f"only ({method} combines the members' scores alone); leave them out")
+
+
+def _held_out_scores(paths: list[Path]) -> list[np.ndarray]:
+    """Each member's predictions on the split it was evaluated on (rank references without a
+    CV): the same rows of the same data for every member, one score per row."""
+    runs = []
+    for path in paths:
+        if not (path / PREDICTIONS).is_file():
+            raise ParameterError("cv_dirs", None, f"must be given: ensemble member {path} has no "
+                                 f"held-out predictions (no {PREDICTIONS}: trained without a "
+                                 "test split) for a rank average to rank its scores against; one "
+                                 "CV folder per member, whose out-of-fold predictions serve")
+        runs.append(load_run(path))
+    check_same_rows(runs)
+    return [run.predictions for run in runs]

@@ -10,7 +10,8 @@
 (``-`` for standard output). ``reliability``: split-half reliability alone (as
 ``split-half-reliability.pl``). ``design``: BWS tuples for the items of a file (one per line), as
 ``generate-BWS-tuples.pl``. A bad file or argument is answered in at most two lines naming file,
-row and rule, exit status 2. ``--method`` scores by counting (default), Bradley–Terry or Hollis' Value
+row and rule, exit status 2; so is a ``--csv`` that is a link, a device or FIFO, a folder or one of
+the files read. ``--method`` scores by counting (default), Bradley–Terry or Hollis' Value
 (:mod:`semrel.metrics.bws.scoring`). Imports numpy only (scipy for reliability and bradley_terry).
 """
 
@@ -21,7 +22,7 @@ import logging
 import sys
 from pathlib import Path
 
-from semrel.command_line import add_command, at_least, number
+from semrel.command_line import UsageError, add_command, at_least, number
 
 log = logging.getLogger(__name__)
 LAYOUTS = ("auto", "nrc", "semeval")
@@ -83,9 +84,23 @@ def read(path: Path, layout: str, on_invalid: str):
     return layout, reader(path, on_invalid=on_invalid)
 
 
+def _check_csv(args, inputs: dict) -> None:
+    """``--csv`` (unless ``-``, standard output) as an output file that is none of ``inputs``
+    (:func:`~semrel.metrics.output_files.check_output`), checked before any file is read."""
+    from ..errors import ParameterError
+    from ..output_files import check_output
+
+    if args.csv is not None and str(args.csv) != "-":
+        try:
+            check_output(args.csv, "--csv", inputs)
+        except ParameterError as exc:
+            raise UsageError(exc.worded(show=str, sep=" ")) from None
+
+
 def score(args) -> int:
     from .scoring import bws_scores
 
+    _check_csv(args, {"FILE": args.files})
     rows, items = [], []
     for path in args.files:
         layout, ann = read(path, args.layout, args.on_invalid)
@@ -164,6 +179,7 @@ def design(args) -> int:
 
     if not args.items.exists():
         raise FileNotFoundError(f"{args.items}: no such file (one item per line)")
+    _check_csv(args, {"ITEMS_FILE": [args.items]})
     items = [line.strip() for line in read_text(args.items, header=False).splitlines() if line.strip()]
     result = generate_tuples(items, k=args.k, factor=args.factor, n_designs=args.designs, seed=args.seed)
     write_csv(args.csv, [f"Item{i + 1}" for i in range(args.k)], result.tuples.tolist())

@@ -280,6 +280,40 @@ def test_what_a_killed_process_left_is_cleared_and_user_files_stay(target, step,
     assert contents(target) == after and entries(parent) == before
 
 
+def marked(parent: Path, name: str, owner: str) -> Path:
+    """A folder ``name`` in ``parent`` with the marker replaced_whole writes, naming ``owner``."""
+    (parent / name).mkdir()
+    Path(f"{parent / name}{folders.MARK}").write_text(f"{folders.SIGNATURE}\n{owner}\n")
+    return parent / name
+
+
+@pytest.mark.parametrize("step, after", KILLS, ids=[k[0] for k in KILLS])
+def test_the_next_replacement_clears_what_a_killed_one_left_of_its_folder_only(target, step, after):
+    """Without a lock, replaced_whole clears before it starts what killed calls for the same folder
+    left on this host; another folder's leftovers, a running maker's, one made on another host
+    (whose end cannot be seen) and a user's entries stay."""
+    parent = target.parent
+    place_user_entries(parent)
+    maker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        others = [marked(parent, ".other.new-x", f"{socket.gethostname()} 999999999"),
+                  marked(parent, ".ds.new-running", f"{socket.gethostname()} {maker.pid}"),
+                  marked(parent, ".ds.new-far", "another-host 1")]
+        before = entries(parent)
+        done = subprocess.run([sys.executable, "-c", KILLED, step, str(target)], capture_output=True,
+                              text=True)
+        assert done.returncode == -signal.SIGKILL, done.stderr
+        assert entries(parent) != before
+        with replaced_whole(target) as staging:
+            assert contents(target) == after  # an old folder moved aside is back in its place
+            write(staging, {"d.txt": "newest"})
+        assert contents(target) == {"d.txt": "newest"} and entries(parent) == before
+        assert all(folder.is_dir() for folder in others)
+    finally:
+        maker.kill()
+        maker.wait()
+
+
 def test_a_leftover_of_a_running_process_is_left_to_it(target):
     """A marked folder whose maker still runs on this host is its work in progress, not a leftover."""
     maker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])

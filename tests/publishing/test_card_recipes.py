@@ -61,11 +61,12 @@ def test_the_source_line_reads_the_package_metadata(monkeypatch):
 def test_a_build_without_matplotlib_is_one_line_naming_the_extra(monkeypatch, tmp_path, capsys):
     """Refused before any row is read; not a traceback, not a card with plots missing."""
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
-    assert cli.main(["build", "--only", "str-2021", "--no-report", "--out", str(tmp_path),
-                     "--mirror", str(tmp_path)]) == 2
+    (tmp_path / "mirror").mkdir()
+    assert cli.main(["build", "--only", "str-2021", "--no-report", "--out", str(tmp_path / "out"),
+                     "--mirror", str(tmp_path / "mirror")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "need matplotlib" in err[0] and "pip install '.[report]'" in err[0], err
-    assert not (tmp_path / "hub" / "datasets" / "str-2021").exists()
+    assert not (tmp_path / "out" / "hub" / "datasets" / "str-2021").exists()
 
 
 @pytest.fixture(scope="module")

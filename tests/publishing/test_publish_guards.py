@@ -176,8 +176,10 @@ def test_a_model_holding_gold_labels_or_a_path_is_refused(tmp_path, upstream, ca
 def _paths(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "a-file").write_text("x")
     (tmp_path / "built").mkdir()
+    (tmp_path / "run").mkdir()
     return {"file": str(tmp_path / "a-file"), "missing": str(tmp_path / "missing"),
-            "under_file": str(tmp_path / "a-file" / "sub"), "out": str(tmp_path / "built")}
+            "under_file": str(tmp_path / "a-file" / "sub"), "out": str(tmp_path / "built"),
+            "run": str(tmp_path / "run")}
 
 
 MIRROR_HINT = " (expected <mirror>/<dataset-id>/<file>)"
@@ -215,7 +217,7 @@ SWEEP = [  # (id, argv with {placeholders}, the one line after "semrel CMD: erro
      "--model {missing}: no such folder (a run folder of `semrel fit`)"),
     ("push --model file", "push --namespace ORG --out {out} --model {file} --dry-run",
      "--model {file}: is a file, not a folder"),
-    ("push --model, --out read-only", "push --namespace ORG --out {out} --model {out} --dry-run READONLY",
+    ("push --model, --out read-only", "push --namespace ORG --out {out} --model {run} --dry-run READONLY",
      "--out {out}: cannot write in {out} (Read-only file system)"),
     ("push --cache-dir file", "push --namespace ORG --out {out} --only str-2021 --cache-dir {file} --dry-run",
      "--cache-dir {file}: is a file, not a folder"),

@@ -1,11 +1,16 @@
 """Ensembles: rank-average and stacking maths, stacks and rank references taken from
 out-of-fold predictions only, self-contained ensemble folders that predict one pair as in a batch,
-and members that cannot be combined."""
+members that cannot be combined (other data, folds or rows, a score missing), options a method
+would ignore, and a run killed while it writes."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
 
 import datasets
 import numpy as np
@@ -14,14 +19,16 @@ from scipy import stats
 
 import semrel.trainers.ensemble as ensemble_module
 from semrel.cli import main
+from semrel.dataset_scripts.folders import MARK
 from semrel.dataset_scripts.pairs import PairData
+from semrel.metrics.errors import ParameterError
 from semrel.trainers.combination import cv_ensemble, fit_stack, quantile_ranks, rank_average
 from semrel.trainers.ensemble import Ensemble
 from semrel.trainers.fitting import fit
 from semrel.trainers.models import PairEncoder
 from semrel.trainers.prediction import predict
 from semrel.trainers.run_folder import RunPredictions, load_run
-from trainer_fixtures import small_args, tiny_encoder, toy_pairs
+from trainer_fixtures import fake_member, small_args, tiny_encoder, toy_pairs
 
 
 def test_rank_average_is_the_weighted_mean_of_scaled_ranks():
@@ -123,6 +130,153 @@ def test_members_that_cannot_be_combined_are_named():
     del runs["m2"]["cv-fold-1"]
     with pytest.raises(ValueError, match="member 'm2' has folds"):
         cv_ensemble(runs)
+
+
+@pytest.fixture(scope="module")
+def weights(tmp_path_factory):
+    return tiny_encoder(tmp_path_factory.mktemp("tiny-bert"))
+
+
+def held_out(data="str-2021/cv-fold-0", split="test", n=1100, scored=None, seed=1) -> dict:
+    """A member's eval_predictions.json: ``n`` rows of ``data``/``split`` (the same labels for every
+    member), ``scored`` of them with a score (default all)."""
+    labels = np.random.default_rng(0).random(n)
+    scores = labels + np.random.default_rng(seed).normal(0, 0.1, n)
+    return {"data": data, "split": split, "score_range": [0.0, 1.0], "encoder": "bi",
+            "conditional": False, "ids": [f"p{i}" for i in range(n)],
+            "predictions": scores[:scored].tolist(), "labels": labels.tolist(), "sources": None}
+
+
+MISMATCHED = [  # (case, member b's training data, b's held-out predictions, what is said of b)
+    ("trained and evaluated on another fold", "str-2021/cv-fold-1", held_out("str-2021/cv-fold-1"),
+     "its data (dataset/config) differs from {a}'s ('str-2021/cv-fold-1' vs 'str-2021/cv-fold-0'); "
+     "members must be trained and evaluated on the same fold and score range"),
+    ("trained and evaluated on another dataset", "semrel-2024/eng", held_out("semrel-2024/eng"),
+     "its data (dataset/config) differs from {a}'s ('semrel-2024/eng' vs 'str-2021/cv-fold-0'); "
+     "members must be trained and evaluated on the same fold and score range"),
+    ("trained on another fold", "str-2021/cv-fold-1", held_out(),
+     "its data str-2021/cv-fold-1 differs from {a}'s str-2021/cv-fold-0"),
+    ("trained on another dataset", "semrel-2024/eng", held_out(),
+     "its data semrel-2024/eng differs from {a}'s str-2021/cv-fold-0"),
+    ("evaluated on another split", "str-2021/cv-fold-0", held_out(split="validation"),
+     "its evaluated split differs from {a}'s ('validation' vs 'test'); members must be trained "
+     "and evaluated on the same fold and score range"),
+    ("evaluated on another fold", "str-2021/cv-fold-0", held_out("str-2021/cv-fold-1"),
+     "its data (dataset/config) differs from {a}'s ('str-2021/cv-fold-1' vs 'str-2021/cv-fold-0'); "
+     "members must be trained and evaluated on the same fold and score range"),
+    ("1,095 predictions for 1,100 ids", "str-2021/cv-fold-0", held_out(scored=1095),
+     "its predictions hold 1095 scores and 1100 labels for 1100 ids; each id needs one of each "
+     "(the file is incomplete or damaged)"),
+]
+
+
+@pytest.mark.parametrize("data, predictions, said", [c[1:] for c in MISMATCHED],
+                         ids=[c[0] for c in MISMATCHED])
+def test_a_rank_average_refuses_members_of_other_data_or_rows(weights, tmp_path, capsys, data,
+                                                              predictions, said):
+    """Without CVs a rank average ranks each member against its own held-out predictions: members
+    trained or evaluated on other data, or with a score missing, are named with what differs."""
+    a = fake_member(tmp_path / "a", weights, "str-2021/cv-fold-0", held_out=held_out(seed=2))
+    b = fake_member(tmp_path / "b", weights, data, held_out=predictions)
+    message = f"ensemble member {b}: " + said.format(a=a)
+    with pytest.raises(ValueError) as refused:
+        Ensemble.build([a, b], "rank")
+    assert str(refused.value) == message
+    assert main(["ensemble", "--method", "rank", "--member", str(a), "--member", str(b),
+                 "--output", str(tmp_path / "ens")]) == 2
+    assert capsys.readouterr().err == f"semrel ensemble: error: {message}\n"
+    assert not (tmp_path / "ens").exists()
+
+
+def test_a_cv_fold_run_with_a_score_missing_is_named(weights, tmp_path):
+    """With CVs the references are the folds' out-of-fold predictions: a fold run holding fewer
+    scores than ids is named, never stacked into a matrix of the wrong shape."""
+    members, cvs = [], []
+    for i, name in enumerate("ab"):
+        members.append(fake_member(tmp_path / name, weights, "str-2021/default"))
+        cvs.append(tmp_path / f"cv-{name}")
+        for fold in range(2):
+            short = 1095 if (name, fold) == ("b", 1) else None
+            fake_member(cvs[-1] / f"cv-fold-{fold}", weights, f"str-2021/cv-fold-{fold}",
+                        held_out=held_out(f"str-2021/cv-fold-{fold}", scored=short, seed=i))
+    with pytest.raises(ValueError) as refused:
+        Ensemble.build(members, "rank", cv_dirs=cvs)
+    assert str(refused.value) == (f"ensemble member {cvs[1]}/cv-fold-1: its predictions hold 1095 "
+                                  "scores and 1100 labels for 1100 ids; each id needs one of each "
+                                  "(the file is incomplete or damaged)")
+
+
+IGNORED = [  # (method, flags the method would ignore, the CLI's line, the Python API's message)
+    *[(method, ["--weights", "0.7", "0.3"], {"weights": [0.7, 0.3]},
+       f"--weights 0.7 0.3: are for --method rank only ({method} fits how the members combine); "
+       "leave them out",
+       f"weights=[0.7, 0.3]: are for method rank only ({method} fits how the members combine); "
+       "leave them out") for method in ("ridge", "gbm", "stack")],
+    *[(method, ["--features", "dice"], {"features": ("dice",)},
+       f"--features dice: are for --method ridge or gbm only ({method} combines the members' "
+       "scores alone); leave them out",
+       f"features=['dice']: are for method ridge or gbm only ({method} combines the members' "
+       "scores alone); leave them out") for method in ("rank", "stack")],
+]
+
+
+@pytest.mark.parametrize("method, flags, kwargs, line, message", IGNORED,
+                         ids=[f"{c[0]} {c[1][0]}" for c in IGNORED])
+def test_an_option_the_method_ignores_is_refused(weights, tmp_path, capsys, method, flags, kwargs,
+                                                 line, message):
+    a, b = (fake_member(tmp_path / n, weights, "str-2021/cv-fold-0", held_out=held_out(seed=i))
+            for i, n in enumerate("ab"))
+    with pytest.raises(ParameterError) as refused:
+        Ensemble.build([a, b], method, **kwargs)
+    assert str(refused.value) == message
+    assert main(["ensemble", "--method", method, *flags, "--member", str(a), "--member", str(b),
+                 "--output", str(tmp_path / "ens")]) == 2
+    assert capsys.readouterr().err == f"semrel ensemble: error: {line}\n"
+    assert not (tmp_path / "ens").exists()
+
+
+KILLED_ENSEMBLE = """
+import os, shutil, signal, sys
+from semrel.cli import main
+
+copytree = shutil.copytree
+def copy_then_die(*args, **kwargs):  # killed with one member copied into the staging folder
+    copytree(*args, **kwargs)
+    os.kill(os.getpid(), signal.SIGKILL)
+shutil.copytree = copy_then_die
+main(["ensemble", "--member", sys.argv[1], "--member", sys.argv[2], "--output", sys.argv[3]])
+"""
+
+
+@pytest.mark.slow  # a subprocess that imports torch, twice
+@pytest.mark.parametrize("earlier", [False, True], ids=["new folder", "over an earlier ensemble"])
+def test_a_killed_ensemble_leaves_nothing_that_the_next_run_keeps(weights, tmp_path, capsys,
+                                                                   earlier):
+    """``kill -9`` while ``semrel ensemble`` copies its members: the earlier ensemble (if any) is
+    whole, and the next run into the same place removes the killed run's staging folder; a
+    user's entries named like one stay."""
+    a, b = (fake_member(tmp_path / n, weights, "str-2021/cv-fold-0", held_out=held_out(seed=i))
+            for i, n in enumerate("ab"))
+    out = tmp_path / "out" / "ens"
+    argv = ["ensemble", "--member", str(a), "--member", str(b), "--output", str(out)]
+    if earlier:
+        assert main([*argv, "--weights", "1", "2"]) == 0
+    (out.parent / ".ens.new-1").mkdir(parents=True, exist_ok=True)  # a user's folder
+    (out.parent / ".ens.new-1" / "mine.txt").write_text("a user's file")
+    user = sorted(p.name for p in out.parent.iterdir())
+    done = subprocess.run([sys.executable, "-c", KILLED_ENSEMBLE, str(a), str(b), str(out)],
+                          capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    left = sorted(set(p.name for p in out.parent.iterdir()) - set(user))
+    assert len(left) == 2 and left[1] == left[0] + MARK and left[0].startswith(".ens.new-")
+    assert (out.parent / left[0] / "members" / "0-a" / "model.safetensors").is_file()
+    if earlier:
+        assert Ensemble.load(out).weights == (1.0, 2.0)  # the earlier one, whole
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert sorted(p.name for p in out.parent.iterdir()) == sorted({*user, "ens"})
+    assert (out.parent / ".ens.new-1" / "mine.txt").read_text() == "a user's file"
+    assert Ensemble.load(out).weights is None
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ as before; on a toy where one member is noisier, it beats the members' mean."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import numpy as np
 import pytest
@@ -16,7 +15,7 @@ from semrel.trainers.combination import rank_average, spearman
 from semrel.trainers.ensemble import Ensemble
 from semrel.trainers.run_folder import ENSEMBLE
 from semrel.trainers.stacking import LearnedStack, fit_learned_stack
-from trainer_fixtures import tiny_encoder, toy_pairs
+from trainer_fixtures import fake_member, tiny_encoder, toy_pairs
 
 
 def toy_members(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -63,16 +62,6 @@ def test_the_stack_refuses_the_rows_it_was_fit_on():
 @pytest.fixture(scope="module")
 def weights(tmp_path_factory):
     return tiny_encoder(tmp_path_factory.mktemp("tiny-bert"))
-
-
-def fake_member(folder, weights, data: str, dev: dict | None, kind: str = "bi"):
-    """A run folder as `semrel fit` leaves it (untrained weights): what Ensemble.build reads."""
-    shutil.copytree(weights, folder)
-    (folder / "semrel_encoder.json").write_text(json.dumps({"kind": kind}))
-    (folder / "metrics.json").write_text(json.dumps({"data": data, "score_range": [0.0, 1.0]}))
-    if dev is not None:
-        (folder / "selection_predictions.json").write_text(json.dumps(dev))
-    return folder
 
 
 def dev_predictions(scores, labels, data="dev-data", split="validation") -> dict:

@@ -90,10 +90,17 @@ def _short(value) -> str:
 
 
 def check_same_rows(runs: list[RunPredictions]) -> None:
-    """Members of one ensemble must have scored the same rows of the same data, split and score
-    range, and agree on conditioning; ``ValueError`` naming the first run that differs."""
+    """Members of one ensemble must each hold one prediction and one label per id, have scored
+    the same rows of the same data, split and score range, and agree on conditioning;
+    ``ValueError`` naming the first run that differs."""
     import numpy as np
 
+    for run in runs:
+        if not len(run.predictions) == len(run.labels) == len(run.ids):
+            raise ValueError(f"ensemble member {run.path}: its predictions hold "
+                             f"{len(run.predictions)} scores and {len(run.labels)} labels for "
+                             f"{len(run.ids)} ids; each id needs one of each (the file is "
+                             "incomplete or damaged)")
     first = runs[0]
     for run in runs[1:]:
         for what, a, b in (("data (dataset/config)", first.data, run.data),
