@@ -165,8 +165,8 @@ MISMATCHED = [  # (case, member b's training data, b's held-out predictions, wha
      "its data (dataset/config) differs from {a}'s ('str-2021/cv-fold-1' vs 'str-2021/cv-fold-0'); "
      "members must be trained and evaluated on the same fold and score range"),
     ("1,095 predictions for 1,100 ids", "str-2021/cv-fold-0", held_out(scored=1095),
-     "its predictions hold 1095 scores and 1100 labels for 1100 ids; each id needs one of each "
-     "(the file is incomplete or damaged)"),
+     {"schema": "eval_predictions.json has 1095 predictions for 1100 ids; ids, predictions, labels, "
+                "sources, sentence1, sentence2 hold one entry per row"}),  # refused by its file's schema
 ]
 
 
@@ -178,13 +178,16 @@ def test_a_rank_average_refuses_members_of_other_data_or_rows(weights, tmp_path,
     trained or evaluated on other data, or with a score missing, are named with what differs."""
     a = fake_member(tmp_path / "a", weights, "str-2021/cv-fold-0", held_out=held_out(seed=2))
     b = fake_member(tmp_path / "b", weights, data, held_out=predictions)
-    message = f"ensemble member {b}: " + said.format(a=a)
+    if isinstance(said, dict):  # the member folder's check, worded in each door's parameter
+        message, line = f"members='{b}': {said['schema']}", f"--member {b}: {said['schema']}"
+    else:
+        message = line = f"ensemble member {b}: " + said.format(a=a)
     with pytest.raises(ValueError) as refused:
         Ensemble.build([a, b], "rank")
     assert str(refused.value) == message
     assert main(["ensemble", "--method", "rank", "--member", str(a), "--member", str(b),
                  "--output", str(tmp_path / "ens")]) == 2
-    assert capsys.readouterr().err == f"semrel ensemble: error: {message}\n"
+    assert capsys.readouterr().err == f"semrel ensemble: error: {line}\n"
     assert not (tmp_path / "ens").exists()
 
 
@@ -201,9 +204,9 @@ def test_a_cv_fold_run_with_a_score_missing_is_named(weights, tmp_path):
                         held_out=held_out(f"str-2021/cv-fold-{fold}", scored=short, seed=i))
     with pytest.raises(ValueError) as refused:
         Ensemble.build(members, "rank", cv_dirs=cvs)
-    assert str(refused.value) == (f"ensemble member {cvs[1]}/cv-fold-1: its predictions hold 1095 "
-                                  "scores and 1100 labels for 1100 ids; each id needs one of each "
-                                  "(the file is incomplete or damaged)")
+    assert str(refused.value) == (f"path='{cvs[1]}/cv-fold-1': eval_predictions.json has 1095 predictions "
+                                  "for 1100 ids; ids, predictions, labels, sources, sentence1, sentence2 "
+                                  "hold one entry per row")
 
 
 IGNORED = [  # (method, flags the method would ignore, the CLI's line, the Python API's message)
