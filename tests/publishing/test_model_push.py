@@ -294,3 +294,14 @@ def test_a_valid_namespace_passes_the_dry_run(tmp_path, upstream, capsys):
     out = capsys.readouterr().out
     assert out.endswith("  stays here: checkpoints/ (3 files), eval_predictions.json, selection_predictions.json\n"
                         "dry run: every check passed; nothing was sent\n")
+
+
+def test_a_dry_run_without_the_upstream_files_says_what_it_did_not_check(tmp_path, capsys, monkeypatch):
+    """No mirror, no network: the real WorkerIds are not known, and the last line says so."""
+    monkeypatch.delenv("SEMREL_MIRROR", raising=False)
+    monkeypatch.chdir(tmp_path)  # no ../shared/upstream beside it
+    assert main(["push", "--namespace", NS, "--model", str(eval_run(tmp_path / "run")), "--out",
+                 str(tmp_path / "out"), "--dry-run"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "dry run: every check passed but the real WorkerIds (their pattern was checked), which need the "
+        "upstream files (pass --mirror); nothing was sent")
