@@ -211,8 +211,10 @@ def cmd_verify(args) -> int:
 
 def cmd_push(args) -> int:
     """Check every artefact, then push; errors are printed (never the token) and exit 1.
-    ``--dry-run`` lists what each repo would receive and runs the same checks offline."""
+    ``--dry-run`` lists what each repo would receive (and what of a model folder stays here) and
+    runs the same checks (:func:`~semrel.publishing.publish.check`) without the network."""
     from semrel.publishing import publish
+    from semrel.publishing.staging import summary
 
     check_mirror(args.mirror)
     if args.only:
@@ -238,13 +240,18 @@ def cmd_push(args) -> int:
             changed = dict(a.changed)
             print("".join(f"    {f}" + (f"  ({changed[f]})" if f in changed else "") + "\n"
                           for f in a.files()), end="")
+            if a.kept:
+                print(f"  stays here: {summary(a.kept, a.files())}")
         if args.dry_run:
-            publish.check(artefacts, mirror=args.mirror, data_dir=data_dirs, cache_dir=args.cache_dir,
-                          offline=True)
-            print("dry run: every check passed; nothing was sent")
+            unchecked = publish.check(artefacts, args.namespace, mirror=args.mirror, data_dir=data_dirs,
+                                      cache_dir=args.cache_dir, offline=True)
+            print("dry run: every check passed; nothing was sent" if not unchecked else
+                  f"dry run: every check passed but {'; '.join(unchecked)}, which need the upstream "
+                  "files (pass --mirror); nothing was sent")
             return 0
         token = publish.resolve_token()
-        publish.check(artefacts, mirror=args.mirror, data_dir=data_dirs, cache_dir=args.cache_dir)
+        publish.check(artefacts, args.namespace, mirror=args.mirror, data_dir=data_dirs,
+                      cache_dir=args.cache_dir)
         done = publish.push(artefacts, args.namespace, private=args.private, token=token)
     except publish.PublishError as exc:
         log.error("error: %s", exc)

@@ -17,12 +17,19 @@ no text to scan. The patterns are RE2-compatible so pyarrow scans Parquet column
 Local paths (:func:`scan_local_paths`): every text file, a JSON file through each of its keys and
 string values (so ``\\/tmp\\/x`` escapes do not hide one), is searched for an absolute path into a
 top-level folder of this machine (``/tmp/...``, ``/home/...``, ``/work/...``: the folders ``/``
-holds here, and the usual ones elsewhere) or a Windows drive path. Binary files (Parquet rows, PNG,
-weights, wheels) are the data or the model itself and are not searched for paths.
+holds here, and the usual ones elsewhere), also behind a scheme (``dir:/work/x``), any ``file:``
+URL (``file:///work/x``) or a Windows drive path. Binary files (Parquet rows, PNG, weights,
+wheels) are the data or the model itself and are not searched for paths.
 
-Gold labels (:func:`scan_gold_labels`): a JSON object with a ``labels``/``references``/``gold``
-key holding numbers, in any file of a model repo whose run was evaluated on data that may not be
-redistributed (its predictions may go; the references stay).
+Gold labels of data that may not be redistributed, in a model repo:
+
+- by key (:func:`scan_gold_labels`): a JSON key of :data:`GOLD_KEYS` holding numbers (also
+  written as strings, also in nested lists), named by the ``data``/``split`` of the record that
+  holds it, else by the run's data;
+- by value (:func:`scan_recorded`): what the run folder itself records of such data
+  (:class:`Recorded`: its predictions files' labels and sentences) found in any text file, under
+  any key or none -- :data:`RUN_OF_LABELS` gold labels in their recorded order among the file's
+  numbers, or a recorded sentence.
 """
 
 from __future__ import annotations
@@ -30,7 +37,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -136,7 +145,7 @@ def scan_files(folder: Path, files: Iterable[str], known: Iterable[str] = ()) ->
 # Top-level folders a local path starts with: those of this machine and the usual ones elsewhere
 USUAL_ROOTS = ("home", "tmp", "root", "Users", "work", "workspace", "mnt", "media", "private",
                "var", "opt", "srv", "data", "scratch", "content", "usr", "Volumes")
-GOLD_KEYS = ("labels", "references", "gold")
+GOLD_KEYS = ("labels", "label", "references", "gold", "gold_labels", "gold_scores", "scores", "y_true")
 
 
 def _roots() -> list[str]:
@@ -149,9 +158,12 @@ def _roots() -> list[str]:
 
 def local_path_regex() -> re.Pattern:
     """An absolute path into a top-level folder (``/tmp/x``, ``/home/me``), not inside a URL or
-    a longer word (``https://h.co/data/x``, ``and/or``), or a Windows drive path (``C:\\x``)."""
+    a longer word (``https://h.co/data/x``, ``and/or``), also behind a scheme (``dir:/work/x``);
+    any ``file:`` URL (``file:///work/x``); or a Windows drive path (``C:\\x``)."""
     roots = "|".join(re.escape(r) for r in _roots())
-    return re.compile(rf"(?<![\w.~:/\\-])/(?:{roots})(?![\w.+-])[^\s\"'`<>)\]]*|\b[A-Za-z]:\\[^\s\"'`<>]+")
+    rest = r"(?![\w.+-])[^\s\"'`<>)\]]*"
+    return re.compile(rf"\bfile:/[^\s\"'`<>)\]]*|\b[A-Za-z][\w+.-]*:/(?:{roots}){rest}"
+                      rf"|(?<![\w.~:/\\-])/(?:{roots}){rest}|\b[A-Za-z]:\\[^\s\"'`<>]+")
 
 
 def _json_strings(value, where: str = "") -> Iterator[tuple[str, str]]:
@@ -221,32 +233,143 @@ def scan_local_paths(folder: Path, files: Iterable[str]) -> list[str]:
     return found
 
 
-def _gold(value, where: str = "", record: bool = False) -> Iterator[tuple[str, int]]:
-    """(JSON path, count) of each ``GOLD_KEYS`` key holding numbers inside ``value``: a list of
-    numbers anywhere, or one number in a record (an object inside a list). A lone number under such
-    a key elsewhere is a name, not a label (a tokenizer's vocabulary maps the word "gold" to its id)."""
+NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+RUN_OF_LABELS = 8  # this many gold labels in a row, at least 3 of them different, are a leak
+BETWEEN = 2  # other numbers allowed between two labels of a run (a table's id and prediction)
+SENTENCE = (12, 3)  # a recorded text of >= 12 characters and >= 3 words is searched for
+
+
+def _is_number(value) -> bool:
+    """A JSON number, or a string that is one (``"0.25"``)."""
+    if isinstance(value, str):
+        return NUMBER.fullmatch(value.strip()) is not None
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _numbers(item) -> list | None:
+    """The numbers of a (nested) list, or None where it holds anything else."""
+    flat = []
+    for value in item:
+        inner = _numbers(value) if isinstance(value, list) else [value] if _is_number(value) else None
+        if inner is None:
+            return None
+        flat += inner
+    return flat
+
+
+def _record_name(record: dict, default: str | None) -> str | None:
+    """What a JSON record says it holds (``data``, ``/split`` where it says), else ``default``."""
+    data, split = record.get("data"), record.get("split")
+    if not (isinstance(data, str) and data):
+        return default
+    return f"{data}/{split}" if isinstance(split, str) and split else data
+
+
+def _gold(value, where: str = "", record: bool = False, data: str | None = None
+          ) -> Iterator[tuple[str, int, str | None]]:
+    """(JSON path, count, the data the enclosing record names) of each ``GOLD_KEYS`` key holding
+    numbers inside ``value``: a (nested) list of numbers anywhere, or one number in a record (an
+    object inside a list). A lone number under such a key elsewhere is a name, not a label (a
+    tokenizer's vocabulary maps the word "gold" to its id)."""
     if isinstance(value, dict):
+        data = _record_name(value, data)
         for key, item in value.items():
             here = f"{where}.{key}" if where else str(key)
-            numbers = item if isinstance(item, list) else [item] if record else []
-            if key.lower() in GOLD_KEYS and numbers and all(
-                    isinstance(v, int | float) and not isinstance(v, bool) for v in numbers):
-                yield here, len(numbers)
+            numbers = _numbers(item) if isinstance(item, list) else [item] if record and _is_number(item) else None
+            if str(key).lower() in GOLD_KEYS and numbers:
+                yield here, len(numbers), data
             else:
-                yield from _gold(item, here)
+                yield from _gold(item, here, data=data)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            yield from _gold(item, f"{where}[{i}]", record=True)
+            yield from _gold(item, f"{where}[{i}]", record=True, data=data)
 
 
-def scan_gold_labels(folder: Path, files: Iterable[str], data: str) -> list[str]:
+def scan_gold_labels(folder: Path, files: Iterable[str], data: str | None,
+                     may_go: Callable[[str], bool] = lambda name: False) -> list[str]:
     """``"<file>: holds gold labels ..."`` for every JSON file under ``folder`` with a
-    ``labels``/``references``/``gold`` key holding numbers (a run evaluated on ``data``)."""
+    :data:`GOLD_KEYS` key holding numbers: of the data its record names (unless ``may_go`` of
+    that name), else of ``data`` (the run's; None: data whose labels may go)."""
     found = []
     for rel in files:
         text = _text(Path(folder) / rel)
         parsed = _json(text) if text is not None else None
-        for where, n in _gold(parsed) if parsed is not None else ():
-            found.append(f"{rel}: holds {n} gold label(s) of {data} (key {where!r}); a model repo "
-                         "carries predictions only, the references stay here")
+        for where, n, recorded in _gold(parsed) if parsed is not None else ():
+            name = data if not recorded else None if may_go(recorded) else recorded
+            if name:
+                found.append(f"{rel}: holds {n} gold label(s) of {name} (key {where!r}); the labels "
+                             "of data that may not be redistributed stay here")
+    return found
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a run folder records of data that may not be redistributed (its predictions files):
+    ``name`` (``<data>/<split>``), the gold ``labels`` in row order, the ``sentences``."""
+
+    name: str
+    labels: tuple[float, ...] = ()
+    sentences: frozenset[str] = frozenset()
+
+
+def written_numbers(text: str) -> list[tuple[float, float]]:
+    """(value, tolerance) of every number written in ``text``, in order: a number matches what
+    rounds to it at the digits it shows (at least two decimals: ``1`` is 1.00, not 0.7)."""
+    found = []
+    for token in NUMBER.findall(text):
+        mantissa, _, exponent = token.lower().partition("e")
+        decimals = len(mantissa.partition(".")[2]) - int(exponent or 0)
+        value = float(token)
+        if value == value and abs(value) != float("inf"):
+            found.append((value, 0.5 * 10.0 ** -max(decimals, 2) + 1e-12))
+    return found
+
+
+def run_of_labels(numbers: list[tuple[float, float]], labels: tuple[float, ...]) -> int:
+    """The longest run of ``labels`` (in their order, >= :data:`RUN_OF_LABELS` long with at least
+    3 different values) that ``numbers`` hold one after the other, up to :data:`BETWEEN` other
+    numbers apart (a table's id or prediction column); 0 when there is none."""
+    k = min(RUN_OF_LABELS, len(labels))
+    if k < 3 or len(set(labels)) < 3:
+        return 0
+    order = sorted(range(len(labels)), key=labels.__getitem__)
+    values = [labels[j] for j in order]
+
+    def matches(i: int, j: int) -> bool:
+        return abs(labels[j] - numbers[i][0]) <= numbers[i][1]
+
+    best = 0
+    for i, (value, tolerance) in enumerate(numbers):
+        for j in order[bisect_left(values, value - tolerance):bisect_right(values, value + tolerance)]:
+            at, n = i, 1
+            while j + n < len(labels) and (step := next((d for d in range(1, BETWEEN + 2) if at + d < len(numbers)
+                                                         and matches(at + d, j + n)), None)):
+                at, n = at + step, n + 1
+            if n >= k and n > best and len(set(labels[j:j + n])) >= 3:
+                best = n
+    return best
+
+
+def scan_recorded(folder: Path, files: Iterable[str], recorded: Iterable[Recorded]) -> list[str]:
+    """``"<file>: ..."`` for every text file under ``folder`` that holds what ``recorded`` lists:
+    a run of its gold labels (:func:`run_of_labels`, any key or none, numbers also as strings)
+    or one of its sentences (:data:`SENTENCE`; JSON: in any string)."""
+    recorded, found = list(recorded), []
+    for rel in files:
+        text = _text(Path(folder) / rel)
+        if text is None:
+            continue
+        parsed = _json(text) if rel.endswith(".json") else None
+        strings = "\n".join(s for _, s in _json_strings(parsed)) if parsed is not None else text
+        numbers = written_numbers(text)
+        for r in recorded:
+            if n := run_of_labels(numbers, r.labels):
+                found.append(f"{rel}: holds {n} gold labels of {r.name} in their recorded order; "
+                             "the labels of data that may not be redistributed stay here")
+            quoted = sorted(s for s in r.sentences if len(s) >= SENTENCE[0]
+                            and len(s.split()) >= SENTENCE[1] and s in strings)
+            if quoted:
+                found.append(f"{rel}: quotes {len(quoted)} sentence(s) of {r.name} (e.g. "
+                             f"{quoted[0][:30]!r}…); the texts of data that may not be "
+                             "redistributed stay here")
     return found

@@ -10,17 +10,20 @@ What a push sends (one repo and one commit per artefact; the repo mirrors the fo
   point at), its plots, and build-it-yourself instructions — staged in ``build/hub/cards/<id>/``
   (:mod:`publishing.staging`);
 - a metric: ``build/hub/spaces/<name>/`` (see :mod:`publishing.spaces`);
-- a model folder written by ``semrel fit``: its files but the checkpoints, staged in
-  ``build/hub/models/<name>/`` (:func:`~publishing.staging.stage_model`): the gold labels of
-  data that may not be redistributed and the run's local path stay here, and the card's
-  ``datasets:`` names the dataset's repo in the namespace.
+- a model folder written by ``semrel fit`` (or ``semrel ensemble``): what a model repo needs, by
+  an allow-list (:func:`~publishing.staging.model_files`: weights, config, tokenizer,
+  sentence-transformers and semrel files, the card, ``metrics.json`` reduced to its figures),
+  staged in ``build/hub/models/<name>/`` (:func:`~publishing.staging.stage_model`); every other
+  file (predictions, CSVs, checkpoints, notes) stays here, and the card's ``datasets:`` names the
+  dataset's repo in the namespace.
 
-Before anything is uploaded every artefact is checked (:func:`check`) and a single problem stops
-the push: a dataset folder that fails verification, a Space that would not run standalone, a
-model folder without a card, a card-only folder that quotes a row of the data, a card outside
-the Hub vocabulary (:mod:`publishing.hub_vocabulary`), anything that looks like a raw Amazon
-Mechanical Turk WorkerId, an absolute path of this machine in any text or JSON file, or gold labels
-of data that may not be redistributed in a model repo (:mod:`publishing.guard`). Idempotency is
+Before anything is uploaded every artefact is checked (:func:`check`, which the dry run calls as
+well) and a single problem stops the push: a repo id the Hub would refuse, a dataset folder that
+fails verification, a Space that would not run standalone, a model folder without a card, a
+card-only folder that quotes a row of the data, a card outside the Hub vocabulary
+(:mod:`publishing.hub_vocabulary`), anything that looks like a raw Amazon Mechanical Turk
+WorkerId, an absolute path of this machine in any text or JSON file, or, in a model repo, gold
+labels or sentences of data that may not be redistributed (:mod:`publishing.guard`). Idempotency is
 the Hub client's: the preupload call returns each remote file's oid, unchanged files are dropped
 from the commit and an empty commit is not made. The token comes from the standard
 huggingface_hub sources (``HF_TOKEN``, ``hf auth login``) and is passed to the client only — never printed or logged.
@@ -36,22 +39,22 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 from huggingface_hub import HfApi, ModelCard, constants, get_token
-from huggingface_hub.utils import filter_repo_objects
+from huggingface_hub.utils import HFValidationError, filter_repo_objects, validate_repo_id
 
 from semrel.dataset_scripts.registry import REGISTRY, get_spec
-from semrel.trainers.run_folder import LOCAL_ONLY, WEIGHT_FILES, run_data
+from semrel.trainers.run_folder import WEIGHT_FILES, run_data
 
 from .export import verify_folder
-from .guard import raw_worker_ids, scan_files, scan_gold_labels, scan_local_paths
+from .guard import raw_worker_ids, scan_files, scan_gold_labels, scan_local_paths, scan_recorded
 from .hub_vocabulary import check_card
 from .spaces import check_space, metric_names
-from .staging import labels_may_go, stage_card_only, stage_model, stage_space, trained_on
+from .staging import held_back, labels_may_go, stage_card_only, stage_model, stage_space, trained_on
 
 # Pair-schema text a card-only README must never quote (texts of >= 12 characters and >= 3 words:
 # shorter phrase fragments, as in crowd-sts, occur in ordinary prose).
 ROW_COLUMNS = ("sentence1", "sentence2", "condition")
 REPO_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
-WEIGHTS, MODEL_IGNORE = WEIGHT_FILES, LOCAL_ONLY  # a model folder's files: the run folder's rule
+WEIGHTS = WEIGHT_FILES  # a model repo holds one of these: the run folder's rule
 
 
 class PublishError(RuntimeError):
@@ -82,12 +85,12 @@ class Artefact:
     repo_type: str  # "dataset", "space" or "model"
     folder: Path
     note: str = ""
-    ignore: tuple[str, ...] = ()  # glob patterns of files that stay local (Trainer checkpoints)
     changed: tuple[tuple[str, str], ...] = ()  # (file, how the staged copy differs from the original)
+    kept: tuple[str, ...] = ()  # a model: the files of its run folder that stay here
+    source: Path | None = None  # a model: its run (or ensemble) folder
 
     def files(self) -> list[str]:
-        paths = (p.relative_to(self.folder).as_posix() for p in self.folder.rglob("*") if p.is_file())
-        return sorted(filter_repo_objects(paths, ignore_patterns=list(self.ignore) or None))
+        return sorted(p.relative_to(self.folder).as_posix() for p in self.folder.rglob("*") if p.is_file())
 
 
 @dataclass(frozen=True)
@@ -146,37 +149,65 @@ def plan(out: Path, names: Iterable[str], models: Iterable[Path] = (),
         staged = hub / "models" / folder.name
         if staged.resolve() == folder.resolve():
             raise PublishError(f"--model {folder}: is where the push stages it; give the run folder")
-        changed = stage_model(folder, staged, MODEL_IGNORE, dataset_repo=dataset_repo,
-                              repo_id=f"{namespace}/{folder.name}" if namespace else None)
-        note = "model + card (staged: " + (", ".join(changed) + " changed" if changed
+        result = stage_model(folder, staged, dataset_repo=dataset_repo,
+                             repo_id=f"{namespace}/{folder.name}" if namespace else None)
+        note = "model + card (staged: " + (", ".join(result.changed) + " changed" if result.changed
                                            else "nothing changed") + ")"
         artefacts.append(Artefact("model", folder.name, "model", staged, note,
-                                  ignore=MODEL_IGNORE, changed=tuple(changed.items())))
+                                  changed=tuple(result.changed.items()), kept=result.kept,
+                                  source=folder))
     return artefacts
 
 
-def check(artefacts: list[Artefact], *, mirror=None, data_dir: dict | None = None,
-          cache_dir=None, offline: bool = False) -> None:
-    """Raise :class:`PublishError` listing every problem; nothing may be uploaded until clean.
+def _invalid(repo_id: str) -> str | None:
+    """Why the Hub client refuses ``repo_id`` (``huggingface_hub.utils.validate_repo_id``, its
+    words without the id), or None."""
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as exc:
+        return str(exc).rsplit(": '", 1)[0]
+    return None
 
-    ``offline`` (``push --dry-run``): nothing is downloaded; without a local mirror the WorkerId
-    guard uses the id pattern only, and redistributable datasets are verified by the push."""
+
+def repo_id_problems(namespace: str, artefacts: list[Artefact]) -> list[str]:
+    """Why ``<namespace>/<name>`` of each artefact is no repo id the Hub takes; empty when all are."""
+    why = "it holds a '/'" if "/" in str(namespace) else _invalid(namespace)
+    if why:
+        return [f"namespace {namespace!r} is not a Hub user or organisation name ({why})"]
+    return [f"{a.kind} {a.name}: {namespace}/{a.name} is not a Hub repo id ({why})"
+            for a in artefacts if (why := _invalid(f"{namespace}/{a.name}"))]
+
+
+def check(artefacts: list[Artefact], namespace: str | None = None, *, mirror=None,
+          data_dir: dict | None = None, cache_dir=None, offline: bool = False) -> list[str]:
+    """Raise :class:`PublishError` listing every problem; nothing may be uploaded until clean.
+    The push and its dry run both call it: the same checks, and with ``namespace`` each repo id.
+
+    ``offline`` (``push --dry-run``): nothing is downloaded, so without a local mirror the real
+    WorkerIds are not known (the id pattern still is checked) and a redistributable dataset is not
+    rebuilt from its upstream files; returns what was not checked so (empty otherwise)."""
     from semrel.dataset_scripts.sources import mirror_dirs
 
-    problems = []
+    problems = repo_id_problems(namespace, artefacts) if namespace is not None else []
+    unchecked = []
+    fetch = bool(mirror_dirs(mirror)) or not offline  # the upstream files can be had
     try:
-        known = raw_worker_ids(mirror) if mirror_dirs(mirror) or not offline else frozenset()
+        known = raw_worker_ids(mirror) if fetch else frozenset()
     except (OSError, ValueError) as exc:
         known = frozenset()
         problems.append(f"raw WorkerId guard: the crowd-sts upstream files could not be read to "
                         f"learn the real ids ({exc}); pass --mirror")
+    if not fetch:
+        unchecked.append("the real WorkerIds (their pattern was checked)")
     for a in artefacts:
         found = scan_files(a.folder, a.files(), known) + scan_local_paths(a.folder, a.files())
         if a.kind in ("dataset", "dataset card", "model") and (a.folder / "README.md").is_file():
             found += [p.replace(f"{a.folder / 'README.md'}", "README.md")
                       for p in check_card(a.folder / "README.md",
                                           "model" if a.kind == "model" else "dataset")]
-        if a.kind == "dataset" and not offline:
+        if a.kind == "dataset" and not fetch:
+            unchecked.append(f"dataset {a.name} against its upstream files")
+        elif a.kind == "dataset":
             try:
                 found += [f"verification failed: {p}" for p in verify_folder(
                     a.folder, a.name, mirror=mirror, data_dir=(data_dir or {}).get(a.name),
@@ -189,10 +220,11 @@ def check(artefacts: list[Artefact], *, mirror=None, data_dir: dict | None = Non
         elif a.kind == "space":
             found += check_space(a.folder)
         elif a.kind == "model":
-            found += _model_problems(a.folder)
+            found += _model_problems(a)
         problems += [f"{a.kind} {a.name}: {p}" for p in found]
     if problems:
         raise PublishError("refusing to push, nothing was uploaded:\n  " + "\n  ".join(problems))
+    return unchecked
 
 
 def _card_only_problems(a: Artefact, built: Path) -> list[str]:
@@ -212,7 +244,12 @@ def _card_only_problems(a: Artefact, built: Path) -> list[str]:
     return problems
 
 
-def _model_problems(folder: Path) -> list[str]:
+def _model_problems(a: Artefact) -> list[str]:
+    """A staged model repo: a card with metadata, weights, and nothing of the data that may not
+    be redistributed that its run folder (``a.source``) records (:func:`~staging.held_back`):
+    no gold labels under a gold key, named by what the file records or else by the run's data,
+    and no run of its labels or sentence anywhere."""
+    folder = a.folder
     if not folder.is_dir():
         return [f"{folder} is not a folder"]
     if not (folder / "README.md").is_file():
@@ -220,13 +257,16 @@ def _model_problems(folder: Path) -> list[str]:
     problems = []
     if not ModelCard.load(folder / "README.md").data.to_dict():
         problems.append("README.md has no YAML metadata (licence, datasets, metrics, ...)")
-    files = Artefact("model", folder.name, "model", folder, ignore=MODEL_IGNORE).files()
+    files = a.files()
     if not list(filter_repo_objects(files, allow_patterns=list(WEIGHTS))):
         problems.append(f"no weights file ({', '.join(WEIGHTS)}) in {folder}")
-    data = run_data(folder)
-    if not labels_may_go(data):
-        problems += scan_gold_labels(folder, files, data or "data that is no semrel dataset")
-    return problems
+    source = a.source or folder
+    recorded = held_back(source)
+    data = run_data(source)
+    names = ([data or "data that is no semrel dataset"] if not labels_may_go(data)
+             else list(dict.fromkeys(r.name for r in recorded)))
+    problems += scan_gold_labels(folder, files, " or ".join(names) or None, labels_may_go)
+    return problems + scan_recorded(folder, files, recorded)
 
 
 def resolve_token() -> str:
@@ -242,10 +282,11 @@ def push(artefacts: list[Artefact], namespace: str, *, private: bool = False,
          token: str | None = None, say: Callable[[str], None] = print) -> list[Pushed]:
     """Create each repo (if needed) and commit its folder; returns what was pushed.
 
-    A server error stops the push with :class:`PushFailed`; re-running resumes.
+    :func:`check` them first. A server error stops the push with :class:`PushFailed`;
+    re-running resumes.
     """
-    if not REPO_NAME.match(namespace):
-        raise PublishError(f"invalid namespace {namespace!r}")
+    if invalid := repo_id_problems(namespace, artefacts):
+        raise PublishError("refusing to push, nothing was uploaded:\n  " + "\n  ".join(invalid))
     api = HfApi(token=token or resolve_token())
     message = f"semrel {version('semrel')}"
     done: list[Pushed] = []
@@ -257,7 +298,7 @@ def push(artefacts: list[Artefact], namespace: str, *, private: bool = False,
             before = api.repo_info(repo_id, repo_type=a.repo_type).sha
             info = api.upload_folder(repo_id=repo_id, repo_type=a.repo_type, folder_path=a.folder,
                                      commit_message=f"{message}: {a.kind} {a.name}",
-                                     ignore_patterns=list(a.ignore) or None, delete_patterns="*")
+                                     delete_patterns="*")
         except Exception as exc:  # network and server errors come in many types
             raise PushFailed(done, a, artefacts[i + 1:], repo_id, exc) from exc
         done.append(Pushed(a, repo_id, info.oid, changed=info.oid != before))

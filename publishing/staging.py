@@ -4,29 +4,47 @@
   redistributing its rows: a README whose YAML keeps the built card's metadata (licence,
   languages, tasks, size) but no ``configs``/``dataset_info`` (there is no data to point at), the
   built card's body and plots, and build-it-yourself instructions;
-- models: ``build/hub/models/<name>/`` is what a run folder sends: its files less the gold labels
-  of data that may not be redistributed and less the run's local path, with a card naming
-  ``datasets: [<namespace>/<id>]`` -- the dataset repo the same namespace publishes -- which
-  ``semrel fit`` cannot know when it writes the card (see :func:`stage_model`).
+- models: ``build/hub/models/<name>/`` is what a run or ensemble folder sends, decided by an
+  allow-list of what a model repo needs (:func:`model_files`): the transformer, its tokenizer,
+  the sentence-transformers files, semrel's encoder files, the card and ``metrics.json`` reduced
+  to its figures (:data:`FIGURES`); every other file stays here, whatever it is called
+  (predictions, CSVs, checkpoints, notes). The card names ``datasets: [<namespace>/<id>]`` -- the
+  dataset repo the same namespace publishes -- which ``semrel fit`` cannot know when it writes
+  the card (see :func:`stage_model`).
 """
 
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import re
 import shutil
-from pathlib import Path
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 
 from huggingface_hub import DatasetCard, DatasetCardData, ModelCard
 
 from semrel.dataset_scripts.registry import get_spec, registered_id
 from semrel.metrics.output_files import write_whole
 from semrel.trainers.card import PATH_COMMENT
-from semrel.trainers.run_folder import CARD, public_copy, run_data
+from semrel.trainers.run_folder import CARD, run_data
+from semrel.trainers.run_folder.files import (
+    CONFIG,
+    ENCODER_CONFIG,
+    ENSEMBLE,
+    HEAD,
+    METRICS,
+    PREDICTIONS,
+    SAFETENSORS,
+    SAFETENSORS_INDEX,
+    SELECTION,
+    TORCH_WEIGHTS,
+)
 
 from .cards import build_recipe
 from .export import card_metadata
+from .guard import Recorded
 
 DATA_KEYS = ("configs", "dataset_info")
 SNIPPET_PATH = re.compile(rf'^path = "[^"\n]*"  {re.escape(PATH_COMMENT)}$', re.M)
@@ -77,6 +95,73 @@ def _build_yourself(spec) -> str:
             f"semrel:\n\n```bash\n{build_recipe(spec.dataset_id)}\n```\n{needs}")
 
 
+# What a model repo needs, by file name (decided per file; anything else stays here):
+TRANSFORMER = (CONFIG, SAFETENSORS, SAFETENSORS_INDEX, TORCH_WEIGHTS)  # + the shards the index names
+TOKENIZER = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+             "vocab.txt", "vocab.json", "merges.txt", "sentencepiece.bpe.model", "spiece.model",
+             "spm.model", "tokenizer.model")  # what tokenizers of the encoders semrel trains save
+SENTENCE_TRANSFORMERS = ("modules.json", "config_sentence_transformers.json", "sentence_bert_config.json")
+MODULE_FILES = (CONFIG, SAFETENSORS)  # in each module folder modules.json names (1_Pooling/, ...)
+SEMREL = (ENCODER_CONFIG, HEAD, CARD, METRICS)  # metrics.json as a copy reduced to FIGURES
+# metrics.json's keys that go (figures, and the names that say what they measure); output_dir,
+# the run's path, and any key not named here stay here
+FIGURES = ("data", "eval_split", "score_range", "pearson", "pearson_ci", "spearman", "spearman_ci",
+           "mse", "per_source", "per_language", "train_pairs", "train_seconds", "pairs_per_second",
+           "epoch_seconds", "n_omitted_groups", "precision", "options", "selection")
+
+
+@dataclass(frozen=True)
+class StagedModel:
+    """A staged model repo: ``changed`` (file -> how the staged copy differs from the run's)
+    and ``kept``, every file of the run folder that stays here."""
+
+    changed: dict[str, str]
+    kept: tuple[str, ...]
+
+
+def _read(file: Path, kind: type = dict):
+    """The JSON value of type ``kind`` in ``file``, or None (missing, unreadable, another type)."""
+    try:
+        raw = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return raw if isinstance(raw, kind) else None
+
+
+def _inside(name) -> str | None:
+    """``name`` as a relative POSIX path inside a folder, or None (absolute, ``..``, not text)."""
+    if not isinstance(name, str) or not name or "\\" in name:
+        return None
+    path = PurePosixPath(name)
+    return None if path.is_absolute() or ".." in path.parts else path.as_posix()
+
+
+def _model_repo_files(folder: Path) -> list[str]:
+    """The files of one model folder that a model repo needs (see the tables above)."""
+    index = _read(folder / SAFETENSORS_INDEX) or {}
+    shards = index.get("weight_map") if isinstance(index.get("weight_map"), dict) else {}
+    modules = _read(folder / "modules.json", list) or []
+    module_dirs = [d for m in modules if isinstance(m, dict) and (d := _inside(m.get("path")))]
+    names = [*TRANSFORMER, *filter(None, map(_inside, shards.values())), *TOKENIZER,
+             *SENTENCE_TRANSFORMERS, *(f"{d}/{f}" for d in module_dirs for f in MODULE_FILES), *SEMREL]
+    return sorted(n for n in set(names) if (folder / n).is_file())
+
+
+def model_files(folder: Path) -> list[str]:
+    """What a model push of ``folder`` sends (relative POSIX paths): for a run folder, the files
+    of :data:`TRANSFORMER` (and the weight shards its index names), :data:`TOKENIZER`,
+    :data:`SENTENCE_TRANSFORMERS` (and :data:`MODULE_FILES` of each module folder modules.json
+    names) and :data:`SEMREL` that it holds; for an ensemble folder, its ``semrel_ensemble.json``,
+    its card and, of each member it names, the same files of that member's folder."""
+    folder = Path(folder)
+    if not (folder / ENSEMBLE).is_file():
+        return _model_repo_files(folder)
+    members = (_read(folder / ENSEMBLE) or {}).get("members")
+    inside = [m for m in map(_inside, members if isinstance(members, list) else []) if m]
+    return sorted({ENSEMBLE, *[CARD] * (folder / CARD).is_file(),
+                   *(f"{m}/{f}" for m in inside if (folder / m).is_dir() for f in _model_repo_files(folder / m))})
+
+
 def trained_on(folder: Path) -> str | None:
     """The semrel dataset id a model folder was trained on
     (:func:`~semrel.trainers.run_folder.run_data`), or None for other folders and data."""
@@ -91,22 +176,55 @@ def labels_may_go(data: str | None) -> bool:
     return bool(dataset_id) and get_spec(dataset_id).redistributable
 
 
-def stage_model(folder: Path, dest: Path, ignore: tuple[str, ...], *, repo_id: str | None = None,
-                dataset_repo: str | None = None) -> dict[str, str]:
-    """The model repo folder ``dest`` of the run folder ``folder``: its files (hard links where the
-    file system allows, else copies; ``ignore`` patterns, e.g. checkpoints, stay out), with
+def held_back(folder: Path) -> list[Recorded]:
+    """What the run or ensemble folder ``folder`` records of data that may not be redistributed:
+    the gold labels and sentences of each predictions file (``eval_predictions.json``,
+    ``selection_predictions.json``, its members' too) whose data may not go
+    (:func:`labels_may_go`), named ``<data>/<split>`` as the file records it."""
+    found = []
+    for name in (PREDICTIONS, SELECTION):
+        for file in sorted(Path(folder).rglob(name)):
+            record = _read(file) or {}
+            data, split = record.get("data"), record.get("split")
+            if not isinstance(data, str) or labels_may_go(data):
+                continue
+            labels = record.get("labels") if isinstance(record.get("labels"), list) else []
+            texts = [t for key in ("sentence1", "sentence2", "condition")
+                     if isinstance(record.get(key), list) for t in record[key] if isinstance(t, str)]
+            found.append(Recorded(f"{data}/{split}" if isinstance(split, str) and split else data,
+                                  tuple(float(v) for v in labels if isinstance(v, int | float)
+                                        and not isinstance(v, bool)), frozenset(texts)))
+    return found
 
-    - its predictions without the gold labels unless the data may be redistributed
-      (:func:`labels_may_go`), its figures without the run's local path
-      (:func:`~semrel.trainers.run_folder.public_copy`);
+
+def stage_model(folder: Path, dest: Path, *, repo_id: str | None = None,
+                dataset_repo: str | None = None) -> StagedModel:
+    """The model repo folder ``dest`` of the run or ensemble folder ``folder``: the files of
+    :func:`model_files` (hard links where the file system allows, else copies), with
+
+    - each ``metrics.json`` reduced to :data:`FIGURES` (no path of this machine, no rows);
     - the card naming ``datasets: [<dataset_repo>]`` when it names none (``<namespace>/<id>``,
       see :func:`trained_on`), and its usage snippet loading ``repo_id`` instead of the folder.
 
-    Returns what was changed, by file. The run folder itself is not changed."""
-    names = (pattern.removesuffix("/*") for pattern in ignore)  # "checkpoints/*": the folder
-    _linked_copy(folder, dest, ignore=shutil.ignore_patterns(*names))
-    data = run_data(folder)
-    changed = public_copy(dest, labels_may_go=labels_may_go(data), data=data)
+    Every other file stays here (``kept``). The run folder itself is not changed."""
+    folder, dest = Path(folder), Path(dest)
+    sent = model_files(folder)
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for rel in sent:
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        _link_or_copy(folder / rel, dest / rel)
+    changed = {}
+    for rel in [r for r in sent if PurePosixPath(r).name == METRICS]:
+        record = _read(folder / rel)
+        dropped = sorted(set(record or {}) - set(FIGURES))
+        if record is None:
+            (dest / rel).unlink()
+        elif dropped:  # a new file in its place: the run's own may be hard-linked here
+            figures = {k: record[k] for k in FIGURES if k in record}
+            write_whole(dest / rel, json.dumps(figures, indent=2), rel, error=_os_error)
+            changed[rel] = f"figures only; {', '.join(dropped)} stay{'s' * (len(dropped) == 1)} here"
     if (dest / CARD).is_file():
         card = ModelCard.load(dest / CARD)
         notes = []
@@ -118,10 +236,27 @@ def stage_model(folder: Path, dest: Path, ignore: tuple[str, ...], *, repo_id: s
                                          f'path = snapshot_download("{repo_id}")  # this model, from the Hub',
                                          card.text, count=1)
             notes.append(f"its usage snippet loads {repo_id}")
-        if notes:  # a new file in its place: the run's own may be hard-linked here
+        if notes:
             write_whole(dest / CARD, str(card), CARD, error=_os_error)
             changed[CARD] = "; ".join(notes)
-    return changed
+    staged = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()}
+    every = (p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    return StagedModel(changed, tuple(sorted(set(every) - staged)))
+
+
+def summary(kept, sent) -> str:
+    """The files ``kept`` here in a line; a top-level folder none of whose files are ``sent``
+    counts as one entry, ``name/ (n files)``."""
+    sent_tops = {rel.split("/", 1)[0] for rel in sent if "/" in rel}
+    parts, folders = [], {}
+    for rel in kept:
+        top = rel.split("/", 1)[0]
+        if "/" in rel and top not in sent_tops:
+            folders[top] = folders.get(top, 0) + 1
+        else:
+            parts.append(rel)
+    parts += [f"{top}/ ({n} file{'s' * (n != 1)})" for top, n in folders.items()]
+    return ", ".join(sorted(parts))
 
 
 def stage_space(folder: Path, dest: Path, repo_id: str, endpoint: str) -> Path:
@@ -147,12 +282,12 @@ def _os_error(exc: OSError, kept: bool) -> OSError:
     return exc
 
 
-def _linked_copy(folder: Path, dest: Path, ignore=None) -> None:
+def _linked_copy(folder: Path, dest: Path) -> None:
     """``dest`` anew as a copy of ``folder`` made of hard links (a file to be changed there must be
     unlinked and written anew, or the original changes too)."""
     if dest.exists():
         shutil.rmtree(dest)
-    shutil.copytree(folder, dest, ignore=ignore, copy_function=_link_or_copy)
+    shutil.copytree(folder, dest, copy_function=_link_or_copy)
 
 
 def _link_or_copy(src: str, dst: str) -> str:

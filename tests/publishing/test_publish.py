@@ -446,6 +446,8 @@ def test_a_model_fit_on_a_semrel_dataset_is_pushed_with_its_dataset_repo(toy_reg
             in result.stdout
         files = hub.files("model", f"{NS}/toy-minilm")
         assert ModelCard(files["README.md"].decode()).data.datasets == [f"{NS}/toy-sts"]
-        assert "model.safetensors" in files and "eval_predictions.json" in files
+        assert "model.safetensors" in files and "metrics.json" in files
+        assert "eval_predictions.json" not in files  # no model repo needs it: it stays here
+        assert "  stays here: checkpoints/ (" in result.stdout
         assert not [f for f in files if f.startswith("checkpoints/")]
     assert (run_dir / "README.md").read_text() == before  # the run folder is not changed

@@ -95,14 +95,14 @@ def test_local_path_guard_reads_every_text_and_json_file(tmp_path, name, content
 
 GOLD_CASES = [  # (JSON, findings)
     ({"predictions": [0.1], "labels": [0.2, 0.3]},
-     ["p.json: holds 2 gold label(s) of str-2021/cv-fold-0 (key 'labels'); a model repo carries "
-      "predictions only, the references stay here"]),
+     ["p.json: holds 2 gold label(s) of str-2021/cv-fold-0 (key 'labels'); the labels of data "
+      "that may not be redistributed stay here"]),
     ({"per_fold": [{"references": [1, 2, 3]}]}, ["p.json: holds 3 gold label(s) of "
                                                  "str-2021/cv-fold-0 (key 'per_fold[0].references')"
-                                                 "; a model repo carries predictions only, the "
-                                                 "references stay here"]),
-    ([{"id": "a", "Gold": 0.5}], ["p.json: holds 1 gold label(s) of str-2021/cv-fold-0 (key '[0].Gold'); a "
-                                  "model repo carries predictions only, the references stay here"]),
+                                                 "; the labels of data that may not be "
+                                                 "redistributed stay here"]),
+    ([{"id": "a", "Gold": 0.5}], ["p.json: holds 1 gold label(s) of str-2021/cv-fold-0 (key '[0].Gold'); the "
+                                  "labels of data that may not be redistributed stay here"]),
     ({"model": {"vocab": {"gold": 2585, "labels": 7}}}, []),  # a tokenizer's vocabulary: words, not labels
     ({"labels": ["entailment", "neutral"], "predictions": [0.1]}, []),  # names, not scores
     ({"ids": ["STS_1"], "predictions": [0.1]}, []),
@@ -115,24 +115,22 @@ def test_gold_label_guard(tmp_path, record, findings):
     assert guard.scan_gold_labels(tmp_path, ["p.json"], RUN_DATA) == findings
 
 
-def test_staged_model_keeps_predictions_drops_gold_labels_and_local_path(tmp_path):
+def test_staged_model_sends_what_a_model_repo_needs_and_figures_without_the_path(tmp_path):
     run = fake_run(tmp_path / "run-bi")
     before = digest(run)
-    changed = stage_model(run, tmp_path / "staged", ("checkpoints/*",), repo_id="ORG/run-bi",
-                          dataset_repo="ORG/str-2021")
-    staged = tmp_path / "staged"
-    assert sorted(changed) == ["README.md", "eval_predictions.json", "metrics.json"]
-    assert json.loads((staged / "eval_predictions.json").read_text()) == {
-        "data": RUN_DATA, "split": "test", "ids": ["STS_1", "STS_2", "STS_3"],
-        "predictions": [0.3, 0.4, 0.9]}
-    assert "output_dir" not in json.loads((staged / "metrics.json").read_text())
-    card = ModelCard.load(staged / "README.md")
+    staged = stage_model(run, tmp_path / "staged", repo_id="ORG/run-bi", dataset_repo="ORG/str-2021")
+    dest = tmp_path / "staged"
+    assert staged.changed == {"metrics.json": "figures only; output_dir stays here",
+                              "README.md": "datasets: [ORG/str-2021]; its usage snippet loads ORG/run-bi"}
+    assert staged.kept == ("checkpoints/semrel_run.json", "eval_predictions.json")
+    assert json.loads((dest / "metrics.json").read_text()) == {"data": RUN_DATA, "spearman": 0.5}
+    card = ModelCard.load(dest / "README.md")
     assert card.data.datasets == ["ORG/str-2021"]
     assert 'path = snapshot_download("ORG/run-bi")  # this model, from the Hub' in card.text
-    assert not (staged / "checkpoints").exists()
-    files = sorted(p.name for p in staged.iterdir())
-    assert guard.scan_local_paths(staged, files) == []
-    assert guard.scan_gold_labels(staged, files, RUN_DATA) == []
+    files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
+    assert files == ["README.md", "config.json", "metrics.json", "model.safetensors"]
+    assert guard.scan_local_paths(dest, files) == []
+    assert guard.scan_gold_labels(dest, files, RUN_DATA) == []
     assert digest(run) == before  # the run folder is not changed (hard links are rewritten anew)
 
 
@@ -147,10 +145,9 @@ def test_dry_run_and_the_card_check_agree(tmp_path, upstream, capsys):
     assert check_card(staged, "model") == [f"{staged}: YAML lacks license"]
     assert "model model: README.md: YAML lacks license" in captured.err
     listed = [line.split()[0] for line in captured.out.splitlines() if line.startswith("    ")]
-    assert listed == ["README.md", "config.json", "eval_predictions.json", "metrics.json",
-                      "model.safetensors"]
-    assert "eval_predictions.json  (ids and predictions; the gold labels of str-2021/cv-fold-0 stay" \
-        in captured.out
+    assert listed == ["README.md", "config.json", "metrics.json", "model.safetensors"]
+    assert "    metrics.json  (figures only; output_dir stays here)\n" in captured.out
+    assert "  stays here: checkpoints/ (1 file), eval_predictions.json\n" in captured.out
     fine = fake_run(tmp_path / "licensed", license="apache-2.0")
     assert main(["push", "--namespace", "ORG", "--model", str(fine), "--out", str(out),
                  "--mirror", str(upstream), "--dry-run"]) == 0
@@ -159,16 +156,25 @@ def test_dry_run_and_the_card_check_agree(tmp_path, upstream, capsys):
 
 
 def test_a_model_holding_gold_labels_or_a_path_is_refused(tmp_path, upstream, capsys):
-    """What the staging cannot clean (gold labels under another key, a path in another file)
-    refuses the push, naming each file."""
+    """Files no model repo needs stay here whatever they hold; gold labels or a path in a file
+    that goes refuse the push, naming each file."""
     run = fake_run(tmp_path / "run", license="apache-2.0")
     (run / "folds.json").write_text(json.dumps({"references": GOLD}))
     (run / "notes.txt").write_text("trained in /home/me/runs\n")
     assert main(["push", "--namespace", "ORG", "--model", str(run), "--out", str(tmp_path / "out"),
+                 "--mirror", str(upstream), "--dry-run"]) == 0
+    assert "  stays here: checkpoints/ (1 file), eval_predictions.json, folds.json, notes.txt\n" \
+        in capsys.readouterr().out
+    (run / "config.json").write_text(json.dumps({"model_type": "bert", "references": GOLD}))
+    with open(run / "README.md", "a", encoding="utf-8") as card:
+        card.write("\ntrained in /home/me/runs\n")
+    assert main(["push", "--namespace", "ORG", "--model", str(run), "--out", str(tmp_path / "out"),
                  "--mirror", str(upstream), "--dry-run"]) == 1
     err = capsys.readouterr().err
-    assert "model run: notes.txt:1: names a path of this machine ('/home/me/runs')" in err
-    assert "model run: folds.json: holds 3 gold label(s) of str-2021/cv-fold-0 (key 'references')" in err
+    assert "model run: README.md:22: names a path of this machine ('/home/me/runs')" in err
+    assert "model run: config.json: holds 3 gold label(s) of str-2021/cv-fold-0 (key 'references')" in err
+    assert ("model run: config.json: holds 3 gold labels of str-2021/cv-fold-0/test in their recorded "
+            "order") in err  # what eval_predictions.json records, found by value
 
 
 # --- every path argument of build|verify|push: one line, exit 2 ---------------------------------

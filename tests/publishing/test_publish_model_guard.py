@@ -1,7 +1,9 @@
-"""Publishing guards, slow part: a real tiny run trained on str-2021 `cv-fold-0` pushed to the local Hub
-(tests/hub_server.py) sends none of the fold's gold labels and no path of this machine, and the
-files the command lists are the files that arrive; every kind's model card has no model-index,
-says how the model loads and its snippet runs as written; the Space server prints its real URL."""
+"""Publishing guards, slow part: a real tiny run trained on str-2021 `cv-fold-0` (its checkpoint chosen on
+SemRel-2024 eng, a dataset that may not be redistributed either) pushed to the local Hub
+(tests/hub_server.py) sends exactly the files a model repo needs, none of the gold labels or
+texts of either dataset and no path of this machine, and the files the command lists are the
+files that arrive; every kind's model card has no model-index, says how the model loads and its
+snippet runs as written; the Space server prints its real URL."""
 
 from __future__ import annotations
 
@@ -20,8 +22,9 @@ from huggingface_hub import ModelCard
 from hub_server import LocalHub
 from project import REPO
 from semrel.cli import main
+from semrel.dataset_scripts import load
 from semrel.dataset_scripts.pairs import PairData
-from semrel.publishing.guard import local_path_regex
+from semrel.publishing.guard import local_path_regex, run_of_labels, written_numbers
 from semrel.trainers.fitting import fit
 from trainer_fixtures import small_args, tiny_encoder, toy_conditional_pairs, toy_pairs
 
@@ -71,12 +74,9 @@ def test_a_run_on_str_2021_leaves_without_its_gold_labels_and_paths(encoder, mir
         sent = hub.files("model", f"{NS}/str-bi")
         every = hub.sent_bytes()
     listed = [line.split()[0] for line in done.stdout.splitlines() if line.startswith("    ")]
-    assert sorted(listed) == sorted(sent)  # what the command lists is what arrives
-    assert "eval_predictions.json  (ids and predictions; the gold labels of str-2021/cv-fold-0 " \
-        "stay here" in done.stdout
-    predictions = json.loads(sent["eval_predictions.json"])
-    assert predictions["predictions"] == record["predictions"] and "labels" not in predictions
-    assert len(predictions["ids"]) == 1100
+    assert sorted(listed) == sorted(sent) == SENT  # what the command lists is what arrives
+    assert re.search(r"^  stays here: checkpoints/ \(\d+ files?\), eval_predictions.json$", done.stdout, re.M)
+    assert "    metrics.json  (figures only; output_dir stays here)\n" in done.stdout
     paths = local_path_regex()
     for _, name, data in every:
         assert str(tmp_path).encode() not in data and str(REPO).encode() not in data, name
@@ -87,6 +87,74 @@ def test_a_run_on_str_2021_leaves_without_its_gold_labels_and_paths(encoder, mir
     assert ModelCard(sent["README.md"].decode()).data.datasets == [f"{NS}/str-2021"]
     assert not [n for n in sent if n.startswith("checkpoints/")]
     assert {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()} == before
+
+
+# what a bi-encoder's model repo holds: the transformer, its tokenizer, the sentence-transformers
+# files, semrel's encoder file, the card and the figures (publishing.staging.model_files)
+SENT = ["1_Pooling/config.json", "README.md", "config.json", "config_sentence_transformers.json",
+        "metrics.json", "model.safetensors", "modules.json", "semrel_encoder.json",
+        "sentence_bert_config.json", "tokenizer.json", "tokenizer_config.json"]
+
+
+def texts_of(dataset_id: str, config: str, upstream, cache_dir) -> set[str]:
+    """Every sentence of every split of a config (>= 12 characters: shorter ones occur in prose)."""
+    splits = load(dataset_id, config, mirror=upstream, cache_dir=cache_dir)
+    return {t for split in splits.values() for column in ("sentence1", "sentence2")
+            for t in split[column] if len(t) >= 12}
+
+
+def test_a_run_chosen_on_a_card_only_dev_set_is_pushed_with_nothing_of_it(encoder, upstream, cache_dir,
+                                                                          tmp_path):
+    """The README's workflow: fit on str-2021 cv-fold-0, choose the checkpoint on SemRel-2024 eng
+    (`--eval-dataset`); the push goes through and sends the model, its card and its figures only."""
+    run_dir = tmp_path / "str-bi-dev"
+    assert main(["fit", "--dataset", "str-2021", "--config", "cv-fold-0", "--mirror", str(upstream),
+                 "--cache-dir", str(cache_dir), "--encoder", "bi", "--model", str(encoder),
+                 "--output", str(run_dir), "--max-steps", "2", "--batch-size", "8",
+                 "--eval-dataset", "semrel-2024", "--eval-config", "eng", "--eval-steps", "1"]) == 0
+    dev = json.loads((run_dir / "selection_predictions.json").read_text())
+    test = json.loads((run_dir / "eval_predictions.json").read_text())
+    assert (dev["data"], dev["split"], test["data"]) == ("semrel-2024/eng", "validation", "str-2021/cv-fold-0")
+    assert len(dev["sentence1"]) == len(dev["labels"]) >= 3
+    card = ModelCard.load(run_dir / "README.md")
+    card.data.license = "apache-2.0"
+    card.save(run_dir / "README.md")
+    before = {p.relative_to(run_dir).as_posix(): p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "SEMREL_"))}
+    env["SEMREL_FIXTURE_MIRROR"] = os.environ["SEMREL_FIXTURE_MIRROR"]  # upstream may be the fixtures
+    with LocalHub() as hub:
+        env |= hub.client_env("hf_dummy") | {"HF_HOME": str(tmp_path / "home")}
+        done = subprocess.run([sys.executable, "-m", "semrel", "push", "--namespace", NS,
+                               "--model", str(run_dir), "--out", str(tmp_path / "build"),
+                               "--mirror", str(upstream)], cwd=REPO, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        sent = hub.files("model", f"{NS}/str-bi-dev")
+        every = hub.sent_bytes()
+    listed = [line.split()[0] for line in done.stdout.splitlines() if line.startswith("    ")]
+    assert sorted(sent) == listed == SENT
+    assert re.search(r"^  stays here: checkpoints/ \(\d+ files\), eval_predictions.json, "
+                     r"selection_predictions.json$", done.stdout, re.M)
+    metrics = json.loads(sent["metrics.json"])
+    assert "output_dir" not in metrics and metrics["selection"]["data"] == "semrel-2024/eng/validation"
+    forbidden = texts_of("semrel-2024", "eng", upstream, cache_dir) | texts_of("str-2021", "cv-fold-0", upstream,
+                                                                               cache_dir)
+    assert set(dev["sentence1"]) <= forbidden
+    paths = local_path_regex()
+    assert {name for _, name, _ in every} == set(SENT)
+    for _, name, data in every:
+        text = data.decode("utf-8", errors="ignore")
+        assert not [t for t in forbidden if t in text] and str(tmp_path) not in text, name
+        if name.endswith(".safetensors"):  # the weights: numbers, no text to search
+            continue
+        assert not paths.search(text), (name, paths.search(text))
+        for labels in (dev["labels"], test["labels"]):
+            assert run_of_labels(written_numbers(text), tuple(labels)) == 0, name
+            if name.endswith(".json"):
+                assert not [n for n in numbers(json.loads(text)) if n == labels], name
+    assert ModelCard(sent["README.md"].decode()).data.datasets == [f"{NS}/str-2021"]
+    assert {p.relative_to(run_dir).as_posix(): p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
 
 
 KINDS = [  # (encoder, conditional data?, library_name, pipeline_tag)
