@@ -46,13 +46,11 @@ from .files import (
     ENCODER_CONFIG,
     ENSEMBLE,
     HEAD,
-    LOCAL_ONLY,
     MEMBERS,
     METRICS,
     PREDICTIONS,
     SELECTION,
     WEIGHT_FILES,
-    public_copy,
     read_encoder_config,
     read_ensemble,
     read_metrics,
@@ -83,13 +81,13 @@ from .predictions import (
 )
 
 __all__ = [
-    "CARD", "CHECKPOINTS", "CONFIG", "ENCODER_CONFIG", "ENSEMBLE", "HEAD", "LOCAL_ONLY", "MEMBERS",
+    "CARD", "CHECKPOINTS", "CONFIG", "ENCODER_CONFIG", "ENSEMBLE", "HEAD", "MEMBERS",
     "METRICS", "PREDICTIONS", "SELECTION", "WEIGHT_FILES", "RunPredictions",
     "check_checkpoint_folder", "check_checkpoint_run", "check_cv_folder", "check_encoder_folder",
     "check_ensemble_output", "check_output", "check_output_file", "check_output_folder",
     "check_run_folder", "check_same_rows", "check_transformer_folder", "cv_folds", "finish_run",
     "holds_run", "last_complete_checkpoint", "load_run", "member_facts", "prepare_output",
-    "public_copy", "read_cvs", "read_encoder_config", "read_ensemble", "read_metrics",
+    "read_cvs", "read_encoder_config", "read_ensemble", "read_metrics",
     "recorded_score_range", "resume_point", "run_data", "same_folds", "write_encoder_config",
     "write_ensemble", "write_metrics", "write_predictions", "write_text",
 ]

@@ -39,7 +39,6 @@ CHECKPOINTS = "checkpoints"  # the Trainer's checkpoint-N folders; stays local
 RUN_FILE = f"{CHECKPOINTS}/semrel_run.json"  # the run's fingerprint (names the local model path)
 TRAINER_STATE = "trainer_state.json"  # transformers writes it last into a checkpoint
 WEIGHT_FILES = ("*.safetensors", "*.bin", "*.pt", "*.pth", "*.onnx")  # patterns of weights files
-LOCAL_ONLY = (f"{CHECKPOINTS}/*", "checkpoint-*", "runs/*")  # what a published run leaves behind
 # an ensemble folder
 ENSEMBLE = "semrel_ensemble.json"  # method, members, weights / stack / references
 MEMBERS = "members"  # copies of the member run folders
@@ -179,26 +178,3 @@ def run_data(folder: Path) -> str | None:
         if isinstance(data, str) and data:
             return data
     return None
-
-
-def public_copy(folder: Path, *, labels_may_go: bool, data: str | None) -> dict[str, str]:
-    """Remove from ``folder``, a copy of a run folder about to be published, what stays on this
-    machine: the gold labels in ``eval_predictions.json`` (unless ``labels_may_go``: the data may
-    be redistributed) and ``output_dir`` (the run's local path) in ``metrics.json``. Each file is
-    replaced, never changed in place (it may be a hard link to the run's own); an ``OSError``
-    says why one could not be. Returns what was changed, by file name."""
-    def keep_os_error(exc, kept):
-        return exc
-
-    changed = {}
-    for name, key, indent, why in (
-            (PREDICTIONS, "labels", None, f"ids and predictions; the gold labels of "
-             f"{data or 'its data'} stay here (the data may not be redistributed)"),
-            (METRICS, "output_dir", 2, "without output_dir (the run's path on this machine)")):
-        record = _tolerant(Path(folder) / name)
-        if record is None or key not in record or (key == "labels" and labels_may_go):
-            continue
-        del record[key]
-        write_whole(Path(folder) / name, json.dumps(record, indent=indent), name, error=keep_os_error)
-        changed[name] = why
-    return changed
