@@ -93,7 +93,7 @@ def add_data_flags(parser: argparse.ArgumentParser) -> None:
 
 def add_training_flags(parser: argparse.ArgumentParser, model_required: bool = True) -> None:
     flag(parser, "--model", "name_or_path", "model_path", required=model_required,
-         help="pretrained transformer folder, or a packaged name (minilm, mpnet; see `semrel "
+         help="pretrained transformer folder, or a packaged name (minilm, mpnet, e5-small; see `semrel "
               "models`)")
     flag(parser, "--output", "output_dir", required=True,
          help="output folder (new, empty, or --overwrite)")
