@@ -65,13 +65,15 @@ def output_problem(path, *, folder: bool = False) -> str | None:
 
 
 def input_clash(path, inputs: Mapping[str, Iterable], *, folder: bool = False,
-                data: Mapping[str, Iterable] | None = None) -> str | None:
+                data: Mapping[str, Iterable] | None = None, replaced: Iterable[str] | None = None) -> str | None:
     """Why the output ``path`` would replace an input, or None. ``inputs`` and ``data``: parameter
     -> the paths it names (None, "" and paths that do not exist are skipped). An output may not be
     the same file or folder as either (followed through links, hard links included) nor, when
     ``folder``, hold one; it may not lie inside a folder of ``inputs`` (read or copied whole: a
     model, an ensemble member), nor be an existing file or folder inside one of ``data`` (read in
-    part: a data folder, a mirror). The answer names the input as ``{parameter} path``, for
+    part: a data folder, a mirror). ``replaced``: the parts of an output folder the command
+    replaces (``hub``, ``report`` of ``semrel build --out``), where it replaces only those; an
+    input elsewhere in the folder is left alone. The answer names the input as ``{parameter} path``, for
     :class:`~semrel.metrics.errors.ParameterError` to word."""
     output = Path(path).expanduser()
     real = output.resolve()
@@ -88,15 +90,17 @@ def input_clash(path, inputs: Mapping[str, Iterable], *, folder: bool = False,
                 if source.is_dir() and real.is_relative_to(source.resolve()) and (
                         whole or output.exists()):
                     return f"lies in {named}, which this command reads: {NEVER_AN_INPUT}"
-                if folder and source.resolve().is_relative_to(real):
+                if folder and any(source.resolve().is_relative_to(real / part)
+                                  for part in (replaced if replaced is not None else ("",))):
                     return f"holds {named}, which this command reads: {NEVER_AN_INPUT}"
     return None
 
 
 def check_output(path, parameter: str, inputs: Mapping[str, Iterable] | None = None, *,
-                 folder: bool = False, data: Mapping[str, Iterable] | None = None) -> Path:
+                 folder: bool = False, data: Mapping[str, Iterable] | None = None,
+                 replaced: Iterable[str] | None = None) -> Path:
     """``path`` as an output file (``folder``: an output folder) of a command reading ``inputs``
-    and ``data`` (:func:`input_clash`): a :class:`~semrel.metrics.errors.ParameterError` on
+    and ``data`` (:func:`input_clash`, with ``replaced``): a :class:`~semrel.metrics.errors.ParameterError` on
     ``parameter`` where :func:`output_problem` or :func:`input_clash` says it cannot be one.
 
     >>> import pathlib, tempfile
@@ -109,7 +113,7 @@ def check_output(path, parameter: str, inputs: Mapping[str, Iterable] | None = N
     semrel.metrics.errors.ParameterError: csv='.../../.../data.csv': is the same file as files .../data.csv: ...
     """
     problem = output_problem(path, folder=folder) or input_clash(path, inputs or {}, folder=folder,
-                                                                 data=data)
+                                                                 data=data, replaced=replaced)
     if problem:
         raise ParameterError(parameter, str(path), problem)
     return Path(path).expanduser()

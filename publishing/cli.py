@@ -25,6 +25,7 @@ from semrel.command_line import UsageError, add_command, check_mirror
 from semrel.metrics.output_files import check_output, unwritable
 
 DEFAULT_OUT = Path("build")
+REPLACED = ("hub", "report")  # what build and push write in --out; the rest of the folder is left alone
 log = logging.getLogger(__name__)
 
 
@@ -59,12 +60,12 @@ def _folder(flag: str, path, *, exists: bool = False, write: bool = False, hint:
 
 def _not_an_input(flag: str, path, inputs: dict, data: dict) -> None:
     """``path`` as an output folder (:func:`~semrel.metrics.output_files.check_output`: no link,
-    none of ``inputs`` and ``data`` (flag -> paths), inside an input or holding one), or a
-    one-line UsageError."""
+    none of ``inputs`` and ``data`` (flag -> paths), inside an input or holding one in the parts
+    build and push replace, ``hub/`` and ``report/``), or a one-line UsageError."""
     from semrel.metrics.errors import ParameterError
 
     try:
-        check_output(path, flag, inputs, folder=True, data=data)
+        check_output(path, flag, inputs, folder=True, data=data, replaced=REPLACED)
     except ParameterError as exc:
         raise UsageError(exc.worded(show=str, sep=" ")) from None
 

@@ -32,3 +32,20 @@ def test_the_writer_refuses_a_link_a_fifo_or_a_folder(tmp_path, make, said):
     assert (out.is_symlink(), os.readlink(out) if out.is_symlink() else None) == before
     assert (tmp_path / "target.csv").read_text() == "the user's file\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "target.csv"]  # nothing staged
+
+
+def test_a_folder_that_replaces_only_some_parts_may_hold_an_input_elsewhere(tmp_path):
+    """``semrel build --out`` replaces ``hub/`` and ``report/`` only: a model kept in another part of
+    the folder is read, never replaced; one inside ``hub/`` would be."""
+    from semrel.metrics.errors import ParameterError
+    from semrel.metrics.output_files import check_output
+
+    for part in ("models", "hub"):
+        (tmp_path / part / "m").mkdir(parents=True)
+    inputs = {"model": [tmp_path / "models" / "m"]}
+    assert check_output(tmp_path, "out", inputs, folder=True, replaced=("hub", "report")) == tmp_path
+    with pytest.raises(ParameterError, match=r"holds \{model\}|holds model"):
+        check_output(tmp_path, "out", inputs, folder=True)
+    with pytest.raises(ParameterError, match="holds model .*/hub/m, which this command reads"):
+        check_output(tmp_path, "out", {"model": [tmp_path / "hub" / "m"]}, folder=True,
+                     replaced=("hub", "report"))
