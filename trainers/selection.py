@@ -125,9 +125,10 @@ def load_dev(dataset, config: str = "default", split: str | None = None, *, scor
 def check_selection(data, dev: DevSplit | None, args, held_out: str | None = None) -> None:
     """What :func:`~trainers.fitting.fit` checks before training with ``dev`` (or without):
     evaluation on and a metric the evaluation computes, in the direction that is better for
-    it; the dev data on the training data's native score range and not ``held_out``, the
-    split of ``data`` the run is scored on (the same name, or the same pairs in the same
-    order); ``load_best_model_at_end`` only with dev data."""
+    it; the dev data on the training data's native score range and, where the run is scored on
+    ``data``'s ``test`` split (``held_out``), not that split (the same name, or the same pairs in
+    the same order; a run scored on ``validation`` may choose on it, and its figure is then a dev
+    figure); ``load_best_model_at_end`` only with dev data."""
     if dev is None:
         if getattr(args, "load_best_model_at_end", False):
             raise ParameterError("load_best_model_at_end", True, "needs eval_data (the dev split "
@@ -146,7 +147,7 @@ def check_selection(data, dev: DevSplit | None, args, held_out: str | None = Non
                              f"{list(dev.data.score_range)}, the training data {data.name} "
                              f"{list(data.score_range)}: labels would be scaled differently; "
                              "evaluate on data of the same scale")
-    if held_out is not None and _same_split(dev, data, held_out):
+    if held_out == "test" and _same_split(dev, data, held_out):  # a validation figure may be chosen on dev
         scored = f"{data.name}/{held_out}"
         what = "is" if dev.name == scored else f"holds the pairs of {scored},"
         raise ParameterError("eval_split", dev.split, f"{dev.name} {what} the split this run is "
