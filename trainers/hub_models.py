@@ -31,6 +31,7 @@ from .run_folder.files import (
     SAFETENSORS_INDEX,
     SELECTION,
     SENTENCE_TRANSFORMERS,
+    ST_MODULES,
     TOKENIZER,
     TORCH_WEIGHTS,
 )
@@ -66,6 +67,15 @@ def model_patterns(files) -> tuple[list[str], list[str]]:
     ignore = [name if folder == PurePosixPath(".") else f"{folder}/{name}"
               for folder in sorted(folders) for name in TORCH]
     return allow, ignore
+
+
+def model_files(files) -> list[str]:
+    """Those of ``files`` (a repo's relative paths) that a download takes (:func:`model_patterns`),
+    filtered by huggingface_hub's own rule."""
+    from huggingface_hub.utils import filter_repo_objects
+
+    allow, ignore = model_patterns(files)
+    return list(filter_repo_objects(files, allow_patterns=allow, ignore_patterns=ignore))
 
 
 def _cached_snapshot(repo_id: str, revision: str | None) -> Path | None:
@@ -156,7 +166,12 @@ def fetch_model(repo_id: str, revision: str | None = None, *, parameter: str = "
             try:
                 info = HfApi().model_info(repo_id, revision=revision,
                                           timeout=constants.HF_HUB_ETAG_TIMEOUT)
-                folder = _download(repo_id, revision, [s.rfilename for s in info.siblings or []])
+                files = [s.rfilename for s in info.siblings or []]
+                if not model_files(files):
+                    raise ParameterError(parameter, value, f"{where} holds no file of a model "
+                                         f"({CONFIG}, {ST_MODULES}, {ENCODER_CONFIG}, {ENSEMBLE}, "
+                                         "weights, ...)")
+                folder = _download(repo_id, revision, files)
             except Exception as exc:
                 cause = _unreachable(exc)
                 if cause is None:
