@@ -119,25 +119,29 @@ def test_fit_a_cross_encoder_from_a_hub_cross_encoder(hub, toy, tmp_path):
     assert ModelCard.load(tmp_path / "run" / "README.md").data.base_model == "ns/tiny-ce"
 
 
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 RESOLVE = "import sys; from semrel.trainers.model_ref import resolve_model_ref as r; " \
           "m = r(sys.argv[1]); print(m.kind, m.revision, m.path.name)"
 
 
-def test_a_plain_bert_by_tag_resolves_online_then_offline_through_the_cached_ref(hub, tmp_path):
+def test_a_plain_bert_by_tag_resolves_online_then_from_the_cached_ref(hub, tmp_path):
+    """Online, offline, and online with a Hub that cannot be reached (the cached snapshot, with a
+    warning)."""
     sha = hub.commit_of["bert"]
     base = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
-    for env in ({}, {"HF_HUB_OFFLINE": "1"}):
+    unreachable = {"HF_ENDPOINT": f"http://127.0.0.1:{_closed_port()}"}  # online: the cache, said
+    for env in ({}, {"HF_HUB_OFFLINE": "1"}, unreachable):
         got = subprocess.run([sys.executable, "-c", RESOLVE, "ns/tiny-bert@v1"], capture_output=True,
                              text=True, env=base | hub.client_env(None) | {
                                  "HF_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO), **env})
         assert got.returncode == 0, got.stderr[-3000:]
         assert got.stdout.split() == ["transformer", sha, sha], env
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        assert ("the Hub did not answer" in got.stderr) == (env is unreachable), got.stderr
 
 
 ERRORS = [  # (case, --model, environment, the one line after "semrel fit: error: --model MODEL: ")
