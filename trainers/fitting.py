@@ -80,10 +80,12 @@ def model_ref(model) -> ModelRef:
                                                                        parameter="model_path")
 
 
-def run_fingerprint(data: PairData, model: ModelRef, args: PairTrainingArguments) -> dict:
-    """What makes two runs the same run: data, starting model (a Hub model by id and commit),
-    recorded options."""
-    return {"data": data.name, "model": model.fingerprint, "options": recorded_options(args)}
+def run_fingerprint(data: PairData, model: ModelRef | str | os.PathLike,
+                    args: PairTrainingArguments) -> dict:
+    """What makes two runs the same run: data, starting model (a folder by its path, a Hub model
+    by id and commit: :attr:`~trainers.model_ref.ModelRef.fingerprint`), recorded options."""
+    named = model.fingerprint if isinstance(model, ModelRef) else str(model)
+    return {"data": data.name, "model": named, "options": recorded_options(args)}
 
 
 def eval_split_name(splits) -> str | None:

@@ -51,7 +51,7 @@ def held_run(tmp_path_factory):
 MISTAKES = [  # (arguments after `fit`, words the one-line answer must hold)
     (["--dataset", "str2021"], ["--dataset str2021", "str-2021", "c-sts", "namespace/name"]),
     (["--dataset", "str-2021", "--config", "cv-fold-9"], ["--config cv-fold-9", "cv-fold-0"]),
-    (["--model", "minilmx"], ["--model minilmx", "neither a model folder nor a packaged"]),
+    (["--model", "minilmx"], ["--model minilmx", "no such model folder, and neither a packaged"]),
     (["--data-dir", "/nonexistent/csts"], ["--data-dir /nonexistent/csts", "no such folder"]),
     (["--output", "HELD"], ["already holds a run", "set --overwrite", "or --resume"]),
     (["--encodr", "bi"], ["unrecognized arguments: --encodr"]),
