@@ -138,7 +138,7 @@ def _starting_model(spec: str, args, values: dict):
     from .starting_point import starting_folder
 
     ref = _model_ref(spec, args, "name_or_path")
-    start = starting_folder(ref, values["encoder"], values["pooling"], "name_or_path")
+    start = starting_folder(ref, values["encoder"], "name_or_path")
     check_transformer_folder(start, "name_or_path")
     return ref
 

@@ -43,7 +43,7 @@ def cross_validate(dataset: str, family: str, model_path, args: PairTrainingArgu
         raise ParameterError("output_dir", None, "must name the folder of the fold runs")
     output_dir = Path(args.output_dir)
     ref = model_ref(model_path)
-    starting_folder(ref, args.encoder, args.pooling, "model_path")
+    starting_folder(ref, args.encoder, "model_path")
     run = {"cv": family, "data": str(dataset), "model": ref.fingerprint,
            "options": recorded_options(args)}
     if eval_data is not None:

@@ -9,6 +9,7 @@ per-language Spearman and the intervals come from :mod:`~trainers.summaries`.
 from __future__ import annotations
 
 import copy
+import logging
 import os
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -36,9 +37,11 @@ from .run_folder import (
     write_predictions,
 )
 from .selection import DevSplit, check_selection, selection_record
-from .starting_point import base_model, starting_folder
+from .starting_point import base_model, pooling_note, starting_folder
 from .summaries import eval_intervals, finite_or_null, per_language_spearman, per_source_spearman
 from .trainer import EpochClock, PairTrainer, SimilarityResult, similarity_scores
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,7 @@ def fit(data: PairData, model_path: str | os.PathLike | ModelRef, args: PairTrai
     resume = resume_from_checkpoint if resume_from_checkpoint is not None \
         else args.resume_from_checkpoint
     ref = model_ref(model_path)
-    start = starting_folder(ref, args.encoder, args.pooling, "model_path")
+    start = starting_folder(ref, args.encoder, "model_path")
     eval_name = eval_split_name(data.splits)
     check_selection(data, eval_data, args, held_out=eval_name)
     run = run_fingerprint(data, ref, args)
@@ -160,6 +163,8 @@ def fit(data: PairData, model_path: str | os.PathLike | ModelRef, args: PairTrai
                                                             where=eval_data.name)
     checkpoint, start_step = resume_point(output_dir, resume)  # none written yet: refused here
     conditional = "condition" in train.column_names
+    if (note := pooling_note(ref, args.encoder, args.pooling)) and main_process:
+        log.warning(note)
     model = build_model(args.encoder, start, seed=args.seed, conditional=conditional,
                         **args.model_options())
     train = pretokenize_pairs(train, model)

@@ -36,7 +36,7 @@ from .run_folder.files import (
     TORCH_WEIGHTS,
 )
 
-log = logging.getLogger("semrel")
+log = logging.getLogger(__name__)
 NAMED = (CONFIG, SAFETENSORS_INDEX, *TOKENIZER, *SENTENCE_TRANSFORMERS, ENCODER_CONFIG, METRICS,
          PREDICTIONS, SELECTION, ENSEMBLE, CARD)  # in any folder of the repo
 TORCH = ("pytorch_model*.bin", f"{TORCH_WEIGHTS}.index.json")  # torch weights, whole or sharded

@@ -18,7 +18,12 @@ from semrel.metrics.errors import ParameterError
 from semrel.trainers import hub_models
 from semrel.trainers.hub_models import hub_model_id, model_files
 from semrel.trainers.model_ref import ModelRef, detect_kind, resolve_model_ref
-from semrel.trainers.starting_point import base_model, sentence_transformers_pooling, starting_folder
+from semrel.trainers.starting_point import (
+    base_model,
+    pooling_note,
+    sentence_transformers_pooling,
+    starting_folder,
+)
 
 TRANSFORMER = "sentence_transformers.base.modules.transformer.Transformer"  # as sentence-transformers 6 writes
 POOLING = "sentence_transformers.sentence_transformer.modules.pooling.Pooling"
@@ -169,63 +174,77 @@ def ref(folder: Path, kind: str, spec: str = "m") -> ModelRef:
     return ModelRef(spec, folder, kind)
 
 
-@pytest.mark.parametrize("files, kind, encoder, pooling, where", [
-    ({"config.json": BERT}, "transformer", "cross", "mean", ""),
-    ({"config.json": BERT}, "transformer", "bi", "cls", ""),
-    (ST_BI, "bi-encoder", "bi", "mean", ""),
-    (ST_BI, "bi-encoder", "cross", "cls", ""),  # a cross-encoder pools nothing: any ST model
-    (ST_OLD, "bi-encoder", "tri", "cls", "0_Transformer"),
-    (ST_CROSS, "cross-encoder", "cross", "mean", ""),
-    (ST_CROSS, "cross-encoder", "bi", "mean", ""),  # a bi-encoder from a cross-encoder's base
-    ({"semrel_encoder.json": {"kind": "bi", "pooling": "cls"}, **ST_BI}, "semrel", "bi", "cls", ""),
-    ({"semrel_encoder.json": {"kind": "cross"}, "config.json": CROSS}, "semrel", "cross", "mean", ""),
-    ({"semrel_encoder.json": {"kind": "cross"}, "config.json": CROSS}, "semrel", "bi", "cls", ""),
+@pytest.mark.parametrize("files, kind, encoder, where", [
+    ({"config.json": BERT}, "transformer", "cross", ""),
+    ({"config.json": BERT}, "transformer", "bi", ""),
+    (ST_BI, "bi-encoder", "bi", ""),
+    (ST_BI, "bi-encoder", "cross", ""),  # a cross-encoder over an ST model's transformer
+    (ST_OLD, "bi-encoder", "tri", "0_Transformer"),
+    (ST_CROSS, "cross-encoder", "cross", ""),
+    (ST_CROSS, "cross-encoder", "bi", ""),  # a bi-encoder from a cross-encoder's base
+    ({"semrel_encoder.json": {"kind": "bi", "pooling": "cls"}, **ST_BI}, "semrel", "bi", ""),
+    ({"semrel_encoder.json": {"kind": "cross"}, "config.json": CROSS}, "semrel", "cross", ""),
+    ({"semrel_encoder.json": {"kind": "cross"}, "config.json": CROSS}, "semrel", "bi", ""),
 ])
-def test_where_fit_starts_from_each_kind(files, kind, encoder, pooling, where, tmp_path):
+def test_where_fit_starts_from_each_kind(files, kind, encoder, where, tmp_path):
     folder = write(tmp_path / "m", files)
-    assert starting_folder(ref(folder, kind), encoder, pooling) == folder / where
+    assert starting_folder(ref(folder, kind), encoder) == folder / where
 
 
-@pytest.mark.parametrize("files, kind, encoder, pooling, rule", [
-    ({"semrel_ensemble.json": {}}, "ensemble", "bi", "mean",
+@pytest.mark.parametrize("files, kind, encoder, pooling, note", [
+    (ST_BI, "bi-encoder", "bi", "mean", None),
+    (ST_BI, "bi-encoder", "cross", "cls", None),  # a cross-encoder pools nothing
+    (ST_OLD, "bi-encoder", "bi", "mean", "m pools by cls (1_Pooling/config.json); this bi-encoder "
+                                         "pools by mean, as its pooling option says (set it to cls "
+                                         "to keep the model's)"),
+    ({"semrel_encoder.json": {"kind": "bi", "pooling": "mean"}, **ST_BI}, "semrel", "tri", "cls",
+     "m pools by mean (semrel_encoder.json); this tri-encoder pools by cls, as its pooling option "
+     "says (set it to mean to keep the model's)"),
+    ({"semrel_encoder.json": {"kind": "cross"}, "config.json": CROSS}, "semrel", "bi", "cls", None),
+    ({"config.json": BERT}, "transformer", "bi", "cls", None),
+])
+def test_a_pooling_other_than_the_model_s_is_said(files, kind, encoder, pooling, note, tmp_path):
+    folder = write(tmp_path / "m", files)
+    starting_folder(ref(folder, kind), encoder)  # a start all the same
+    assert pooling_note(ref(folder, kind), encoder, pooling) == note
+
+
+@pytest.mark.parametrize("files, kind, encoder, rule", [
+    ({"semrel_ensemble.json": {}}, "ensemble", "bi",
      "an ensemble cannot be fine-tuned; pass one of its members"),
     ({"semrel_encoder.json": {"kind": "tri", "pooling": "mean", "conditional": True},
-      "semrel_head.safetensors": b"x", "config.json": BERT}, "semrel", "tri", "mean",
+      "semrel_head.safetensors": b"x", "config.json": BERT}, "semrel", "tri",
      "a tri-encoder run with layers only semrel loads (semrel_head.safetensors) cannot be a "
      "starting point: start from the transformer it was trained from"),
-    ({"semrel_encoder.json": {"kind": "bi", "pooling": "mean"}, **ST_BI}, "semrel", "bi", "cls",
-     "pools by mean (its semrel_encoder.json), not by cls (pooling): set pooling mean to keep it"),
-    (ST_OLD, "bi-encoder", "bi", "mean",
-     "pools by cls (its 1_Pooling/config.json), not by mean (pooling): set pooling cls to keep it"),
-    ({**ST_BI, "1_Pooling/config.json": {"pooling_mode": "max"}}, "bi-encoder", "bi", "mean",
-     "pools by max (its 1_Pooling/config.json), not by mean (pooling): semrel pools by mean or "
-     "cls: start from its transformer (model_kind transformer)"),
+    ({**ST_BI, "1_Pooling/config.json": {"pooling_mode": "max"}}, "bi-encoder", "bi",
+     "pools by max (its 1_Pooling/config.json); semrel pools by mean or cls: start from its "
+     "transformer (model_kind transformer)"),
     ({**ST_BI, "1_Pooling/config.json": {"pooling_mode_mean_tokens": True,
-                                         "pooling_mode_max_tokens": True}}, "bi-encoder", "bi",
-     "mean", "pools by max+mean (its 1_Pooling/config.json), not by mean (pooling): semrel pools "
-             "by mean or cls: start from its transformer (model_kind transformer)"),
+                                         "pooling_mode_max_tokens": True}}, "bi-encoder", "tri",
+     "pools by max+mean (its 1_Pooling/config.json); semrel pools by mean or cls: start from its "
+     "transformer (model_kind transformer)"),
     ({**ST_BI, "modules.json": [*ST_BI["modules.json"], {"idx": 2, "name": "2", "path": "2_Dense",
                                                          "type": "sentence_transformers.models.Dense"}]},
-     "bi-encoder", "bi", "mean", "a sentence-transformers model of modules Transformer -> Pooling -> "
-                                 "Dense: fit starts from one of Transformer, Pooling, Normalize (a "
-                                 "Transformer first), where no layer is dropped"),
-    (ST_CROSS, "bi-encoder", "bi", "mean", "a sentence-transformers model without a Pooling module "
-                                           "(config.json): a bi-encoder keeps the pooling it starts from"),
+     "bi-encoder", "bi", "a sentence-transformers model of modules Transformer -> Pooling -> "
+                         "Dense: fit starts from one of Transformer, Pooling, Normalize (a "
+                         "Transformer first), where no layer is dropped"),
+    (ST_CROSS, "bi-encoder", "bi", "a sentence-transformers model without a Pooling module "
+                                   "(config.json): a bi-encoder keeps the pooling it starts from"),
     ({"config.json": {**CROSS, "id2label": {"0": "neg", "1": "neu", "2": "pos"}}}, "cross-encoder",
-     "cross", "mean", "its classification head has 3 labels; a cross-encoder scores with one: start "
-                      "from its base transformer"),
-], ids=["ensemble", "tri-run", "run-pooling", "st-cls", "st-max", "st-two-poolings", "st-dense",
-        "st-no-pooling", "three-labels"])
-def test_what_fit_cannot_start_from_is_one_line(files, kind, encoder, pooling, rule, tmp_path):
+     "cross", "its classification head has 3 labels; a cross-encoder scores with one: start "
+              "from its base transformer"),
+], ids=["ensemble", "tri-run", "st-max", "st-two-poolings", "st-dense", "st-no-pooling",
+        "three-labels"])
+def test_what_fit_cannot_start_from_is_one_line(files, kind, encoder, rule, tmp_path):
     folder = write(tmp_path / "m", files)
     with pytest.raises(ParameterError) as error:
-        starting_folder(ref(folder, kind), encoder, pooling)
+        starting_folder(ref(folder, kind), encoder)
     assert str(error.value) == f"model_path='m': {rule}"
 
 
 def test_a_three_label_head_still_starts_a_bi_encoder(tmp_path):
     folder = write(tmp_path / "m", {"config.json": {**CROSS, "id2label": {"0": "a", "1": "b"}}})
-    assert starting_folder(ref(folder, "cross-encoder"), "bi", "mean") == folder
+    assert starting_folder(ref(folder, "cross-encoder"), "bi") == folder
 
 
 def test_sentence_transformers_pooling_reads_both_config_formats():
@@ -263,9 +282,8 @@ def _fit(model: str, output: str, *more: str) -> list[str]:
 
 
 def test_fit_answers_each_model_it_cannot_start_from_in_one_line(folders, tmp_path, capsys):
-    cases = [(folders["max"], "pools by max (its 1_Pooling/config.json), not by mean (--pooling): "
-                              "semrel pools by mean or cls: start from its transformer "
-                              "(--model-kind transformer)"),
+    cases = [(folders["max"], "pools by max (its 1_Pooling/config.json); semrel pools by mean or "
+                              "cls: start from its transformer (--model-kind transformer)"),
              (folders["ensemble"], "an ensemble cannot be fine-tuned; pass one of its members"),
              (folders["unknown"], "a folder of unknown kind: none of semrel_encoder.json, "
                                   "semrel_ensemble.json, modules.json or config.json is in it")]
