@@ -147,7 +147,7 @@ def fetch_model(repo_id: str, revision: str | None = None, *, parameter: str = "
     """``(snapshot folder, commit sha)`` of the model repo ``repo_id`` at ``revision`` (a
     branch, tag or commit; default ``main``) in the Hugging Face cache, downloaded first when
     online; a ParameterError on ``parameter`` (showing ``value``) in one line otherwise."""
-    from huggingface_hub import HfApi, constants
+    from huggingface_hub import HfApi, constants, get_hf_file_metadata, hf_hub_url
     from huggingface_hub.errors import (
         GatedRepoError,
         HfHubHTTPError,
@@ -171,6 +171,9 @@ def fetch_model(repo_id: str, revision: str | None = None, *, parameter: str = "
                     raise ParameterError(parameter, value, f"{where} holds no file of a model "
                                          f"({CONFIG}, {ST_MODULES}, {ENCODER_CONFIG}, {ENSEMBLE}, "
                                          "weights, ...)")
+                if info.gated:  # access shows on a file: ask for one before the download starts
+                    get_hf_file_metadata(hf_hub_url(repo_id, model_files(files)[0], revision=info.sha),
+                                         timeout=constants.HF_HUB_ETAG_TIMEOUT)
                 folder = _download(repo_id, revision, files)
             except Exception as exc:
                 cause = _unreachable(exc)

@@ -153,7 +153,7 @@ ERRORS = [  # (case, --model, environment, the one line after "semrel fit: error
      r"a token that may read it\)"),
     ("unknown revision", "ns/tiny-st@v9", {},
      r"model repo ns/tiny-st has no revision v9 \(a branch, tag or commit\) on \{endpoint\}"),
-    ("gated", "ns/gated", {},
+    ("gated", "ns/gated", {"HF_HUB_DISABLE_PROGRESS_BARS": "0"},  # refused before any progress bar
      r"model repo ns/gated at main is gated: accept its terms on \{endpoint\}/ns/gated and set "
      r"HF_TOKEN to a token of that account"),
     ("timeout", "ns/slow", {"HF_HUB_ETAG_TIMEOUT": "1", "HF_HUB_DOWNLOAD_TIMEOUT": "1"},
