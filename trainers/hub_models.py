@@ -111,9 +111,11 @@ def _unreachable(exc: BaseException) -> BaseException | None:
     """The timeout or failed connection behind ``exc`` (itself or a cause), or None."""
     import httpx2
 
-    while exc is not None:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
         if isinstance(exc, (httpx2.TimeoutException, httpx2.NetworkError)):
             return exc
+        seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return None
 
