@@ -139,8 +139,10 @@ def cmd_build(args) -> int:
                     print(f"{dataset_id:<16} {config:<28} {split:<10} {rows:>7,}")
             for config, reason in result.skipped.items():
                 print(f"{dataset_id:<16} {config:<28} skipped: {reason}")
+            local = (f"; the card also describes {', '.join(result.local)}, whose rows stay in your "
+                     "datasets cache" if result.local and not result.card_only else "")
             what = ("the card only (its rows stay in your datasets cache)" if result.card_only
-                    else f"{len(result.rows)} config(s)")
+                    else f"{len(result.rows) - len(result.local)} config(s){local}")
             print(f"-> {dataset_id}: " + (f"{what} in {result.folder}" if result.rows
                                           else "nothing built"))
         for name in metrics:
