@@ -4,8 +4,10 @@ CSVs), the open re-annotation from the mirror, and the join of the two."""
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import subprocess
+import sys
 import tarfile
 import warnings
 import zipfile
@@ -182,6 +184,7 @@ def test_c_sts_is_registered_and_never_published():
     assert spec.redistributable is False  # the original's terms: card only on the Hub
 
 
+@pytest.mark.slow
 def test_card_and_hub_folder_build_from_user_data(encrypted, fixture_mirror, tmp_path, monkeypatch):
     from semrel.publishing.export import build_dataset
 
@@ -220,8 +223,11 @@ VALIDATION_ROWS = ("Snow falls.,Rain falls.,type of weather,4\r\n"
                    "Two men swim.,A man dives.,number of people,1\r\n")
 
 
-def reannotation_zip(train=TRAIN_HEADER + TRAIN_ROWS, validation=TRAIN_HEADER.replace("\n", "\r\n")
-                     + VALIDATION_ROWS, *, macosx=True, extra=()) -> bytes:
+VALIDATION = TRAIN_HEADER.replace("\n", "\r\n") + VALIDATION_ROWS
+
+
+def reannotation_zip(train=TRAIN_HEADER + TRAIN_ROWS, validation=VALIDATION, *, macosx=True,
+                     extra=()) -> bytes:
     """A dataset.zip laid out as the release: ``dataset/`` with the two CSVs (validation CRLF),
     their macOS resource forks under ``__MACOSX/``, and ``extra`` (name, bytes) members."""
     buffer = io.BytesIO()
@@ -304,8 +310,7 @@ def test_macosx_forks_are_ignored_and_other_members_refused(tmp_path, monkeypatc
     ("train", "A bird sings.,A bird flies.,the action,four\n", r"row 3: label must be a number"),
 ])
 def test_bad_labels_name_member_row_and_rule(tmp_path, monkeypatch, where, row, rule):
-    files = {"train": TRAIN_HEADER + TRAIN_ROWS,
-             "validation": TRAIN_HEADER.replace("\n", "\r\n") + VALIDATION_ROWS}
+    files = {"train": TRAIN_HEADER + TRAIN_ROWS, "validation": VALIDATION}
     files[where] += row
     member = f"dataset/csts_{where}_reannotated.csv"
     with pytest.raises(DataValidationError, match=rf"dataset\.zip:{member}: {rule}"):
@@ -428,3 +433,70 @@ def test_real_zip_spellings_line_ends_and_forks(mirror):
     assert {line.rsplit(b",", 1)[1] for line in train.splitlines()[1:] if line.endswith(b".0")} == \
         {b"1.0", b"2.0", b"3.0", b"4.0", b"5.0"}
 
+
+
+@pytest.mark.slow
+def test_export_of_the_reannotation_loads_with_stock_datasets(fixture_mirror, tmp_path):
+    import datasets
+
+    from semrel.publishing.export import build_dataset, verify_folder
+
+    result = build_dataset("c-sts", tmp_path / "hub", mirror=fixture_mirror, cache_dir=tmp_path / "cache")
+    assert set(result.rows) == {"reannotated", "reannotated-pairs"} and result.local == []
+    assert result.skipped == dict.fromkeys(["default", "pairs", "reannotated-original"],
+                                           "needs user-supplied files (--data-dir)")
+    for config in result.rows:
+        stock = datasets.load_dataset(str(result.folder), config, cache_dir=str(tmp_path / "stock"))
+        ours = load("c-sts", config, mirror=fixture_mirror, cache_dir=tmp_path / "cache")
+        assert list(stock) == ["train", "validation", "validation_invalid"]
+        assert {s: d.to_list() for s, d in stock.items()} == {s: d.to_list() for s, d in ours.items()}
+        assert stock["train"].features == ours["train"].features
+    assert verify_folder(result.folder, "c-sts", mirror=fixture_mirror, cache_dir=tmp_path / "verify") == []
+
+
+@pytest.mark.slow
+def test_card_and_report_measure_the_original_against_the_reannotation(fixture_mirror, tmp_path):
+    from semrel.publishing.export import build_dataset
+    from semrel.publishing.report import dataset_section
+
+    user = fixture_mirror / "c-sts" / "user"
+    with pytest.warns(UserWarning, match="original_score is null"):
+        result = build_dataset("c-sts", tmp_path / "hub", mirror=fixture_mirror, data_dir=user,
+                               cache_dir=tmp_path / "cache")
+    card = (result.folder / "README.md").read_text()
+    assert "| train | 9 | 0.974 [0.785, 1.000] | 0.973 [0.875, 0.995] | 3 |" in card
+    assert "| validation | – | not measured: 2 items" in card
+    assert "| train | 6 | 1 | 0 | 0 | 0 |" in card  # 6 pairs, one with the same label under both conditions
+    assert "| validation_invalid | 1 | 0 | 0 | 0 | 1 |" in card  # the skier pair: -1 on both
+    with pytest.warns(UserWarning, match="original_score is null"):
+        section = dataset_section("c-sts", result.folder, tmp_path / "images", mirror=fixture_mirror,
+                                  data_dir=user, cache_dir=tmp_path / "cache")
+    assert "0.974 [0.785, 1.000]" in section.html and "validation_invalid" in section.html
+    assert section.summary == "5 config(s); card only (licence forbids redistribution)"
+
+
+@pytest.mark.slow
+@needs_mirror
+def test_semrel_build_and_verify_the_real_reannotation_without_a_password(mirror, cache_dir, tmp_path):
+    import datasets
+
+    env = {k: v for k, v in os.environ.items() if k != "CSTS_PASSWORD"}
+    semrel = [sys.executable, "-m", "semrel"]
+    build = subprocess.run([*semrel, "build", "--only", "c-sts", "--no-report", "--mirror", str(mirror),
+                            "--out", str(tmp_path), "--cache-dir", str(cache_dir)],
+                           capture_output=True, text=True, env=env, check=False)
+    assert build.returncode == 0, build.stderr
+    for line in ("c-sts            reannotated                  validation_invalid     214",
+                 "c-sts            reannotated-pairs            train                5,671",
+                 "c-sts            default                      skipped: needs user-supplied files (--data-dir)",
+                 "c-sts            reannotated-original         skipped: needs user-supplied files (--data-dir)",
+                 f"-> c-sts: 2 config(s) in {tmp_path}/hub/datasets/c-sts"):
+        assert line in build.stdout.splitlines(), build.stdout
+    folder = tmp_path / "hub" / "datasets" / "c-sts"
+    stock = datasets.load_dataset(str(folder), "reannotated", cache_dir=str(tmp_path / "stock"))
+    assert stock.num_rows == {"train": 11342, "validation": 2620, "validation_invalid": 214}
+    assert sorted(Counter(stock["validation"]["score"]).items())[0] == (1.0, 633)
+    verify = subprocess.run([*semrel, "verify", "--only", "c-sts", "--mirror", str(mirror), "--out",
+                             str(tmp_path), "--cache-dir", str(tmp_path / "verify-cache")],
+                            capture_output=True, text=True, env=env, check=False)
+    assert verify.returncode == 0 and "c-sts: verified against the upstream files" in verify.stdout, verify.stderr
