@@ -172,7 +172,8 @@ def dataset_section(dataset_id: str, folder: Path, image_root: Path, *, mirror=N
     spec = get_spec(dataset_id)
     terms = "redistributable" if spec.redistributable else "card only (licence forbids redistribution)"
     if not (folder / "README.md").is_file():
-        reason = ("needs user-supplied files (--data-dir)" if spec.user_data_configs
+        reason = ("needs user-supplied files (--data-dir)"
+                  if spec.user_data_configs and spec.user_data_configs == spec.configs
                   else "not built in this run")
         return Section(dataset_id, "dataset", f"not built: {reason}",
                        f'<p class="note">Not built: {reason}.</p>',
