@@ -262,11 +262,15 @@ class CSts(SemrelBuilder):
         return key
 
     def _info(self) -> datasets.DatasetInfo:
-        ours = self.config.name in REANNOTATED_CONFIGS
+        """A re-annotation config cites the re-annotation too; it is CC-BY-4.0 unless it holds
+        the original's labels (``reannotated-original``: the original's terms)."""
+        name = self.config.name
+        open_only = name in REANNOTATED_CONFIGS and not self.config.local_only
         return datasets.DatasetInfo(
-            description=__doc__, features=FEATURES[self.config.name], homepage=self.HOMEPAGE,
-            license=reannotated.SOURCE.licence if ours else self.LICENSE,
-            citation=f"{self.CITATION}\n{reannotated.CITATION}" if ours else self.CITATION)
+            description=__doc__, features=FEATURES[name], homepage=self.HOMEPAGE,
+            license=reannotated.SOURCE.licence if open_only else self.LICENSE,
+            citation=f"{self.CITATION}\n{reannotated.CITATION}" if name in REANNOTATED_CONFIGS
+            else self.CITATION)
 
     def _split_generators(self, dl_manager):
         config = self.config.name

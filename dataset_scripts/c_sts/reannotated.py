@@ -12,7 +12,8 @@ no data and skipped by rule. Any other member is an error.
 - validation: the human re-annotation of C-STS's validation set by Tu et al. (2024, "Linguistically
   Conditioned Semantic Textual Similarity", ACL 2024): labels written ``1`` ... ``5``, CRLF line
   ends, and **-1 where the annotators found the condition could not be judged on the sentences**
-  (an invalid item; Tu et al. removed these 214 items, keeping 2,620).
+  (an invalid item; Tu et al. removed these 214 items, keeping 2,620). The release does not say
+  so; the count, the integer labels and their spread are the evidence (the c-sts card).
 
 The -1 rule (:func:`split_invalid`): an invalid row is never scored and never dropped. It goes to
 the split ``validation_invalid`` with a null score; ``validation`` holds the labelled rows. In
