@@ -54,11 +54,12 @@ class DatasetSpec:
       ``overview`` (``(built, *, mirror=None, cache_dir=None) -> Overview``), resolved by publishing;
     * ``hub_id``: its Hub dataset id where it has one (None: no semrel dataset is on the Hub yet);
     * ``size_category``: the Hub size category a card states when built without the user's files;
-    * ``card_only``: the rows stay in the local cache (the build writes the card alone);
     * ``extras``: the pip extras its build needs beyond the plots' (the card's build recipe).
 
     Read from the builder: ``dataset_id``, ``score_range`` (native scale), ``citation``,
-    ``homepage``, ``terms`` (the licence in words), ``configs``, ``redistributable``.
+    ``homepage``, ``terms`` (the licence in words), ``configs``, ``user_data_configs``,
+    ``local_configs`` (rows kept in the local cache: the build writes their card, no data files),
+    ``redistributable``.
     """
 
     builder_class: type[SemrelBuilder]
@@ -72,7 +73,6 @@ class DatasetSpec:
     task_ids: tuple[str, ...] = SIMILARITY_TASK_IDS
     hub_id: str | None = None
     size_category: str | None = None
-    card_only: bool = False
     extras: tuple[str, ...] = ()
 
     def __post_init__(self):
@@ -112,6 +112,10 @@ class DatasetSpec:
     @property
     def user_data_configs(self) -> list[str]:
         return [c.name for c in self.builder_class.BUILDER_CONFIGS if c.needs_user_data]
+
+    @property
+    def local_configs(self) -> list[str]:
+        return [c.name for c in self.builder_class.BUILDER_CONFIGS if c.local_only]
 
     @property
     def redistributable(self) -> bool:
