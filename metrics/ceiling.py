@@ -12,7 +12,10 @@ predicts T, and correlates with the gold at
     ceiling = corr(T, G) = √R                                      (the index of reliability)
 
 No system whose errors are independent of the panel's noise can expect more: for any predictor P,
-corr(P, G) = corr(P, T)·√R ≤ √R. Hence the order of the three figures: the split-half correlation r
+corr(P, G) = corr(P, T)·√R ≤ √R. For BWS, T is the infinite panel's counting score *on the same
+tuples*: the halves share the tuples, so what an item's tuple companions add to its score counts as
+true score, and a system that predicts relatedness itself stays somewhat below √R (simulated with
+Gumbel annotators: √R matches the infinite panel on the same tuples, tests/metrics/test_ceiling.py). Hence the order of the three figures: the split-half correlation r
 (what STR-2021 and SemRel-2024 publish as SHR) ≤ R (a whole panel against a whole panel) ≤ √R (the
 ceiling). A model above √R fits the panel's noise, or the assumptions fail.
 
@@ -30,7 +33,8 @@ For halves with exactly half the judgements, n = 2 and R = 2r/(1 + r). Odd numbe
 a filter) enter through h. Pearson: exact under the model above. Spearman: the same with rank
 correlations of the halves (the SHR convention for BWS, Kiritchenko & Mohammad 2017), an
 approximation. The interval is a percentile bootstrap over items (Efron & Tibshirani 1993): items
-resampled, r recomputed on ``interval_trials`` fixed splits, mapped through the same formula.
+resampled, r recomputed on ``interval_trials`` fixed splits, mapped through the same formula (a
+resample whose R is <= 0 counts as ceiling 0).
 
 **The average single annotator** (Sido et al. 2021 §5; MTEB's human baseline does the same for
 one annotator against the others): every judgement against the mean of the item's *other*
@@ -142,7 +146,7 @@ def ratings_ceiling(annotations: Sequence[Sequence[float]], *, trials: int = TRI
     >>> truth = rng.normal(size=400)
     >>> panel = truth[:, None] + rng.normal(size=(400, 4))  # R = 1 / (1 + 1/4) = 0.8
     >>> round(ratings_ceiling(list(panel), trials=200).pearson.reliability, 2)
-    0.79
+    0.8
     """
     counts, values = _ragged(annotations)
     splittable = counts >= 2
