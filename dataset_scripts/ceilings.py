@@ -11,10 +11,11 @@ through the dataset package's own readers.
 from __future__ import annotations
 
 import pkgutil
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from semrel.metrics.ceiling import CeilingResult, fraction_of_ceiling
-from semrel.metrics.errors import ParameterError
+from semrel.metrics.errors import DataValidationError, ParameterError
 
 STATISTICS = ("spearman", "pearson")
 
@@ -72,18 +73,28 @@ def not_available(note: str, method: str = "not available") -> HumanCeiling:
                         f"not available: {note}")
 
 
-def computed(result: CeilingResult, single: dict | None, *, method: str, note: str, source: str) -> HumanCeiling:
-    """A :class:`HumanCeiling` from :mod:`semrel.metrics.ceiling`'s result and, for ratings, its
-    average single annotator (``{"pearson": Estimate, "spearman": Estimate}``)."""
+def computed(ceiling: Callable[[], CeilingResult], single: Callable[[], dict] | None = None, *, method: str,
+             note: str, source: str) -> HumanCeiling:
+    """A :class:`HumanCeiling` from :mod:`semrel.metrics.ceiling`: ``ceiling()`` gives its result and
+    ``single()``, for ratings, the average single annotator (``{"pearson": Estimate, "spearman":
+    Estimate}``). Raw annotations that give no ceiling (halves that disagree, too few items: a
+    :class:`DataValidationError`) answer "not available" with the reason, never a number."""
     span = lambda interval: (interval.low, interval.high)  # noqa: E731
-    single = single or {}
+    try:
+        result = ceiling()
+    except DataValidationError as err:
+        return not_available(f"its raw annotations give no ceiling: {err.rule} ({err.detail})", method)
+    try:
+        estimates = single() if single else None
+    except DataValidationError as err:
+        estimates, note = None, f"{note}; no single annotator: {err.rule} ({err.detail})"
+    pick = lambda name, value: getattr(estimates[name], value) if estimates else None  # noqa: E731
     return HumanCeiling(
-        result.spearman.value, span(result.spearman.interval),
-        single["spearman"].value if single else None, method=method, note=note,
+        result.spearman.value, span(result.spearman.interval), pick("spearman", "value"), method=method, note=note,
         pearson=result.pearson.value, pearson_interval=span(result.pearson.interval),
-        single_annotator_interval=span(single["spearman"].interval) if single else None,
-        single_annotator_pearson=single["pearson"].value if single else None,
-        single_annotator_pearson_interval=span(single["pearson"].interval) if single else None,
+        single_annotator_interval=span(pick("spearman", "interval")) if estimates else None,
+        single_annotator_pearson=pick("pearson", "value"),
+        single_annotator_pearson_interval=span(pick("pearson", "interval")) if estimates else None,
         reliability=result.spearman.reliability, split_half=result.spearman.split_half,
         n_items=result.n_items, n_annotations=result.n_judgements, source=source)
 

@@ -12,12 +12,12 @@ predicts T, and correlates with the gold at
     ceiling = corr(T, G) = √R                                      (the index of reliability)
 
 No system whose errors are independent of the panel's noise can expect more: for any predictor P,
-corr(P, G) = corr(P, T)·√R ≤ √R. For BWS, T is the infinite panel's counting score *on the same
-tuples*: the halves share the tuples, so what an item's tuple companions add to its score counts as
-true score, and a system that predicts relatedness itself stays somewhat below √R (simulated with
-Gumbel annotators: √R matches the infinite panel on the same tuples, tests/metrics/test_ceiling.py). Hence the order of the three figures: the split-half correlation r
+corr(P, G) = corr(P, T)·√R ≤ √R. Hence the order of the three figures: the split-half correlation r
 (what STR-2021 and SemRel-2024 publish as SHR) ≤ R (a whole panel against a whole panel) ≤ √R (the
-ceiling). A model above √R fits the panel's noise, or the assumptions fail.
+ceiling). A model above √R fits the panel's noise, or the assumptions fail. For BWS, T is the
+infinite panel's counting score *on the same tuples*: the halves share the tuples, so what an item's
+tuple companions add to its score counts as true score, and a system that predicts relatedness
+itself stays somewhat below √R (simulated with Gumbel annotators, tests/metrics/test_ceiling.py).
 
 **R from raw annotations: split-half and Spearman–Brown.** Each group of judgements (a BWS tuple's
 annotations, an item's ratings) is split at random into two halves, each half scores the items
@@ -54,7 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .correlation_intervals import Estimate, Interval, check_options
+from .correlation_intervals import MIN_BOOTSTRAP_ITEMS, Estimate, Interval, check_options
 from .errors import DataValidationError
 from .human_correlation import average_annotator
 from .split_half.split_half import HalfChunk, half_scores_bws, half_scores_ratings
@@ -189,6 +189,9 @@ def single_annotator(annotations: Sequence[Sequence[float]], *, confidence: floa
     how many items that is (an item judged once has no other judgement to compare with)."""
     arrays = [np.asarray(a, dtype=np.float64) for a in annotations]
     used = [a for a in arrays if a.size >= 2]
+    if len(used) < MIN_BOOTSTRAP_ITEMS:
+        raise DataValidationError(SOURCE, None, f"the single annotator needs >= {MIN_BOOTSTRAP_ITEMS} items with >= 2 "
+                                  "judgements", f"{len(used)} of {len(arrays)} items have >= 2")
     return average_annotator(used, confidence, n_resamples=n_resamples, seed=seed), len(used)
 
 
@@ -232,6 +235,9 @@ def _from_halves(chunks: Iterable[HalfChunk], *, h_gold: float, n_items: int, n_
     result = {}
     for name in STATISTICS:
         r = _mean_defined(np.concatenate(per_trial[name]), name)
+        if spearman_brown(r, factor) <= 0:
+            raise DataValidationError(SOURCE, None, "the halves do not agree: no ceiling",
+                                      f"split-half {name} correlation {r:.4f} over {n_split} items")
         reliability, value = ceiling_of(r, factor)
         with np.errstate(invalid="ignore"):
             boot = np.sqrt(np.clip(_spearman_brown(bootstrap[name], factor), 0.0, None))

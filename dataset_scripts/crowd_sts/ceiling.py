@@ -47,9 +47,9 @@ def _ceiling(config: str, split: str, mirror, digests: tuple[str, ...]) -> Human
     test = set(study.pairs.loc[study.pairs["is_test"], "pair_id"])
     kept = kept[kept["pair_id"].isin(test) == (split == "test")]
     labels = kept.groupby("pair_id", sort=True)["label"].apply(lambda s: s.to_numpy(dtype=float)).tolist()
-    single, used = single_annotator(labels)
+    single = sum(len(a) == 1 for a in labels)
     dropped = f"the {len(flagged)} workers flagged by {' + '.join(filters)} dropped; " if filters else ""
-    note = (f"{dropped}{len(labels):,} pairs, {len(labels) - used:,} of them with a single label (counted in the "
-            f"gold's reliability, left out of the split-half and the single annotator)")
-    return computed(ratings_ceiling(labels), single, method=METHOD, note=note,
+    note = (f"{dropped}{len(labels):,} pairs, {single:,} of them with a single label (counted in the gold's "
+            "reliability, left out of the split-half and the single annotator)")
+    return computed(lambda: ratings_ceiling(labels), lambda: single_annotator(labels)[0], method=METHOD, note=note,
                     source="computed from the 14 crowd-sts/*_human.csv files")

@@ -68,5 +68,5 @@ def _computed(language: str, split: str, mirror, *digests: str) -> HumanCeiling:
     note = (f"{len(items):,} of the {len(rows):,} published {split} pairs have raw tuples (the others' sentences "
             f"match no raw item); their counting scores against the published: Spearman {agreement:.3f}. "
             "No single annotator for BWS (one annotation gives no item a score).")
-    return computed(bws_ceiling(ann, items), None, method=METHOD, note=note,
+    return computed(lambda: bws_ceiling(ann, items), method=METHOD, note=note,
                     source=f"computed from semrel-2024/{BWS[language].path}")

@@ -169,6 +169,8 @@ def test_single_annotator_leaves_single_judgements_out():
     others = np.concatenate([(r.sum() - r) / (r.size - 1) for r in ratings if r.size >= 2])
     assert estimates["pearson"].value == pytest.approx(pearsonr(values, others).statistic)
     assert estimates["spearman"].value == pytest.approx(spearmanr(values, others).statistic)
+    with pytest.raises(DataValidationError, match="needs >= 8 items with >= 2 judgements"):
+        single_annotator([[1, 2]] * 7 + [[3]] * 5)
 
 
 @pytest.mark.parametrize(("ratings", "message"), [
@@ -184,7 +186,7 @@ def test_bad_ratings_are_refused(ratings, message):
 
 def test_halves_that_disagree_have_no_ceiling():
     rng = np.random.default_rng(0)
-    with pytest.raises(ValueError, match="halves do not agree"):
+    with pytest.raises(DataValidationError, match="the halves do not agree: no ceiling"):
         ratings_ceiling([rng.integers(1, 6, 2) for _ in range(400)], trials=50, n_resamples=100, seed=1)
 
 
