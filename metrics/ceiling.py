@@ -2,7 +2,7 @@
 aggregate of noisy judgements, and the average single annotator scored like a model.
 
 **Definition** (classical test theory: Spearman 1904, 1910; Brown 1910; Lord & Novick 1968,
-*Statistical Theories of Mental Test Scores*, §3.4, §3.9). An item's gold score G = T + E
+*Statistical Theories of Mental Test Scores*). An item's gold score G = T + E
 aggregates a finite panel's judgements (a mean of ratings, a BWS counting score): T is the true
 score, the aggregate over infinitely many annotators of the same kind, and E the panel's noise,
 uncorrelated with T. The gold's reliability is R = Var T / Var G, which is also corr(G, G'), the
@@ -36,10 +36,10 @@ approximation. The interval is a percentile bootstrap over items (Efron & Tibshi
 resampled, r recomputed on ``interval_trials`` fixed splits, mapped through the same formula (a
 resample whose R is <= 0 counts as ceiling 0).
 
-**The average single annotator** (Sido et al. 2021 §5; MTEB's human baseline does the same for
-one annotator against the others): every judgement against the mean of the item's *other*
-judgements, all pooled into one Pearson and one Spearman (each judgement counts once, so an
-annotator weighs by the items they judged), with a bootstrap over items
+**The average single annotator** (Sido et al. 2021 §5, Table 1, who compare each annotation with
+its stack's mean *including* itself; here leave-one-out): every judgement against the mean of the
+item's *other* judgements, all pooled into one Pearson and one Spearman (each judgement counts once,
+so an annotator weighs by the items they judged), with a bootstrap over items
 (:func:`.human_correlation.average_annotator`). One BWS annotation ranks four items once and gives
 no item a score of its own: for BWS it is not defined.
 """
