@@ -18,7 +18,9 @@ the first half and silently gives an unscored item 0 in the second.
 
 All trials are computed together in chunks: random subsets come from a table of all half-splits
 of a group size, half counts are sparse matrix products, ranks of the integer fractions net/app
-come from one bincount per chunk. No Python loop runs per annotation or per trial.
+come from one bincount per chunk. No Python loop runs per annotation or per trial. The half scores
+of every trial, over any subset of the items, come from :func:`half_scores_bws` and
+:func:`half_scores_ratings` (the human ceiling, :mod:`semrel.metrics.ceiling`, is built on them).
 """
 
 from __future__ import annotations
