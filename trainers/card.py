@@ -233,6 +233,10 @@ def write_model_card(output_dir: Path, model) -> Path:
              + (f" and silently drop `{head}`" if head else " without the condition") + ".\n")
     pooling = (f"pooling `{model.pooling}`" if model.pooling else
                "the architecture's classification head")
+    prompt = (f"\nEach sentence is prefixed with `{model.prompt!r}` before tokenizing (the starting "
+              "model's default prompt)" + (", which `SentenceTransformer` applies as this folder's "
+              "default prompt." if library == "sentence-transformers" else "; prefix them yourself "
+              "outside semrel.") if model.prompt else "")
     citation = data.citation if data is not None else ""
     method = [SBERT_CITATION] + ([CONDITIONAL_ENCODERS_CITATION] if model.conditional else [])
     citations = "\n\n".join([citation] * bool(citation) + [
@@ -243,7 +247,7 @@ def write_model_card(output_dir: Path, model) -> Path:
     body = f"""
 # {model.kind}-encoder fine-tuned on {name}
 
-{type(model).description}; {pooling}{', conditional' if model.conditional else ''}.
+{type(model).description}; {pooling}{', conditional' if model.conditional else ''}.{prompt}
 Trained with `semrel` (semrel) on the `train` split, objective `{options['objective']}`.{_started_from(result)}
 
 ## Usage

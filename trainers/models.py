@@ -11,6 +11,11 @@ Scores (all on the [0, 1] label scale the losses use; see :mod:`trainers.data`):
 * tri-encoder    ``h_i = f(pool(enc(s_i)), W_c · pool(enc(c)) + b_c)``, ``score = cos(h1, h2)``,
   with ``f`` the Hadamard product or ``f(s, c) = W [s; c] + b`` (concat + linear) (C-STS §4.1).
 
+A starting transformer whose sentence-transformers config names a default prompt (e5's
+``query: ``) gets it as the ``prompt`` option: each sentence (not the condition) is prefixed with
+it before tokenizing, in training and prediction alike, and a saved bi-encoder names it as its
+default prompt, so ``SentenceTransformer(dir).encode`` applies it too.
+
 ``save_pretrained(dir)`` writes the transformer and tokenizer at the top of ``dir`` (so
 ``AutoModel.from_pretrained(dir)`` loads the encoder), the encoder config (kind and options), the
 tri-encoder's condition layers (the files of :mod:`~trainers.run_folder`) and, for a model that a
@@ -25,6 +30,7 @@ kind was saved. The classes are :class:`CrossPairEncoder`, :class:`BiPairEncoder
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -50,6 +56,18 @@ from .options import ENCODER_KINDS, POOLINGS, TRI_COMBINES
 from .run_folder import HEAD, check_encoder_folder, read_encoder_config, write_encoder_config
 
 PRETOKENIZED = ("input_ids", "token_type_ids")  # kept per sequence; the mask follows from lengths
+ST_CONFIG = "config_sentence_transformers.json"  # sentence-transformers' prompts live here
+
+
+def default_prompt(path: str | Path) -> str:
+    """The prompt a sentence-transformers folder applies by default (``prompts`` at
+    ``default_prompt_name`` in its config, e.g. e5's ``"query: "``); ``""`` when it names none."""
+    config = Path(path) / ST_CONFIG
+    if not config.is_file():
+        return ""
+    loaded = json.loads(config.read_text(encoding="utf-8"))
+    name = loaded.get("default_prompt_name")
+    return (loaded.get("prompts") or {}).get(name, "") if name else ""
 
 
 def sequence_lengths(input_ids: list[list[list[int]]]) -> np.ndarray:
@@ -89,12 +107,13 @@ class PairEncoder(nn.Module):
     description: ClassVar[str] = ""  # one line for the model card
 
     def __init__(self, encoder: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, *,
-                 pooling: str = "mean", conditional: bool = False, max_length: int = 256):
+                 pooling: str = "mean", conditional: bool = False, max_length: int = 256,
+                 prompt: str = ""):
         super().__init__()
         if pooling not in POOLINGS:
             raise ParameterError("pooling", pooling, f"must be one of {POOLINGS}")
         self.encoder, self.tokenizer = encoder, tokenizer
-        self.pooling, self.conditional = pooling, conditional
+        self.pooling, self.conditional, self.prompt = pooling, conditional, prompt
         # never longer than the encoder can take (position embeddings, tokenizer limit)
         self.max_length = min(max_length, tokenizer.model_max_length,
                               getattr(encoder.config, "max_position_embeddings", max_length))
@@ -103,7 +122,9 @@ class PairEncoder(nn.Module):
     # ---- construction and persistence ------------------------------------------------------
     @classmethod
     def from_encoder(cls, path: str | Path, **options) -> PairEncoder:
-        """A fresh model of this kind over the pretrained transformer and tokenizer at ``path``."""
+        """A fresh model of this kind over the pretrained transformer and tokenizer at ``path``
+        (its default prompt, :func:`default_prompt`, unless ``prompt`` is given)."""
+        options.setdefault("prompt", default_prompt(path))
         # float32 master weights whatever the checkpoint holds (transformers 5 loads a float16
         # checkpoint as float16 by default, which then trains to NaN under bf16 autocast)
         return cls(AutoModel.from_pretrained(str(path), dtype=torch.float32),
@@ -111,8 +132,9 @@ class PairEncoder(nn.Module):
                    **options)
 
     def options(self) -> dict:
+        prompt = {"prompt": self.prompt} if self.prompt else {}
         return {"pooling": self.pooling, "conditional": self.conditional,
-                "max_length": self.max_length}
+                "max_length": self.max_length, **prompt}
 
     @property
     def dim(self) -> int:
@@ -162,7 +184,8 @@ class PairEncoder(nn.Module):
         without a condition is an error."""
         if self.conditional and condition is None:
             raise ValueError(f"this {self.kind}-encoder is conditional: give a condition column")
-        first, second = self.texts(list(sentence1), list(sentence2),
+        first, second = self.texts([self.prompt + s for s in sentence1],
+                                   [self.prompt + s for s in sentence2],
                                    list(condition) if self.conditional else None)
         return self.tokenizer(first, second, truncation=True, max_length=self.max_length,
                               **tokenizer_options)
@@ -276,7 +299,8 @@ class CrossPairEncoder(PairEncoder):
         return cls(encoder, AutoTokenizer.from_pretrained(str(path)), **options)
 
     def options(self):
-        return {"conditional": self.conditional, "max_length": self.max_length}
+        prompt = {"prompt": self.prompt} if self.prompt else {}
+        return {"conditional": self.conditional, "max_length": self.max_length, **prompt}
 
     def save_pretrained(self, path):
         self.encoder.config.sentence_transformers = {"activation_fn": self.ACTIVATION}
@@ -334,7 +358,9 @@ class BiPairEncoder(PairEncoder):
         from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
 
         transformer = Transformer(str(path), max_seq_length=self.max_length)
-        st = SentenceTransformer(modules=[transformer, Pooling(self.dim, pooling_mode=self.pooling)])
+        prompts = {"prompts": {"query": self.prompt}, "default_prompt_name": "query"} if self.prompt else {}
+        st = SentenceTransformer(modules=[transformer, Pooling(self.dim, pooling_mode=self.pooling)],
+                                 **prompts)
         st.save(str(path), create_model_card=False)
 
 

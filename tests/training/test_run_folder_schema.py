@@ -116,13 +116,13 @@ CASES = [  # (id, fault, file, damage: record -> record or text -> text, the ans
      "semrel_encoder.json has max_length 'abc'; it must be an integer >= 1"),
     ("encoder: unknown key", "unknown", "semrel_encoder.json", _set("pooler", "mean"),
      "semrel_encoder.json has an unknown key 'pooler'; its keys are kind, pooling, conditional, "
-     "max_length, combine"),
+     "max_length, combine, prompt"),
     ("encoder: truncated", "truncated", "semrel_encoder.json", _truncate,
      "semrel_encoder.json is not valid JSON (truncated or corrupt: Expecting property name "
      "enclosed in double quotes, line 4 column 3)"),
     ("encoder: a key of another kind", "rule", "semrel_encoder.json", _set("combine", "concat"),
      "semrel_encoder.json has an unknown key 'combine' for a bi-encoder; its keys are kind, "
-     "pooling, conditional, max_length"),
+     "pooling, conditional, max_length, prompt"),
     ("encoder: conditional 'no'", "type", "semrel_encoder.json", _set("conditional", "no"),
      "semrel_encoder.json has conditional 'no'; it must be true or false"),
     # metrics.json: what fit measured

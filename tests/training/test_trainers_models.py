@@ -100,6 +100,36 @@ def test_plain_bi_encoder_loads_as_sentence_transformer(encoder_path, toy, tmp_p
     np.testing.assert_allclose(torch.cosine_similarity(e1, e2).numpy(), ours, atol=1e-5)
 
 
+def test_a_default_prompt_prefixes_each_sentence_and_travels_with_the_model(encoder_path, toy,
+                                                                             tmp_path):
+    """A starting folder whose sentence-transformers config names a default prompt (e5's "query: ")
+    prefixes each sentence, in our predict and in SentenceTransformer.encode of the saved folder."""
+    import json
+    import shutil
+
+    from sentence_transformers import SentenceTransformer
+
+    data = toy["plain"]
+    prompted = shutil.copytree(encoder_path, tmp_path / "prompted")
+    (prompted / "config_sentence_transformers.json").write_text(json.dumps(
+        {"prompts": {"query": "the ", "passage": "a "}, "default_prompt_name": "query"}))
+    model = build_model("bi", prompted)
+    assert model.options()["prompt"] == "the "
+    plain = build_model("bi", encoder_path)
+    assert "prompt" not in plain.options()
+    s1, s2 = data["sentence1"], data["sentence2"]
+    np.testing.assert_allclose(model.predict(s1, s2),
+                               plain.predict([f"the {s}" for s in s1], [f"the {s}" for s in s2]),
+                               atol=1e-6)
+    assert not np.allclose(model.predict(s1, s2), plain.predict(s1, s2), atol=1e-4)
+    model.save_pretrained(tmp_path / "bi")
+    assert PairEncoder.from_pretrained(tmp_path / "bi").prompt == "the "
+    st = SentenceTransformer(str(tmp_path / "bi"), device="cpu")
+    e1, e2 = (st.encode(s, convert_to_tensor=True) for s in (s1, s2))
+    np.testing.assert_allclose(torch.cosine_similarity(e1, e2).numpy(), model.predict(s1, s2),
+                               atol=1e-5)
+
+
 def test_conditional_models_need_a_condition(encoder_path, toy):
     model = build_model("bi", encoder_path, conditional=True)
     with pytest.raises(ValueError, match="conditional"):

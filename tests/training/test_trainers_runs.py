@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 
 import datasets
 import pytest
@@ -306,6 +307,20 @@ def test_precision_sets_the_autocast_dtype_of_training_and_master_weights_stay_f
     assert f"(precision: {used})" in (tmp_path / precision / "README.md").read_text()
     weights = safetensors.torch.load_file(tmp_path / precision / "model.safetensors")
     assert {w.dtype for w in weights.values()} == {torch.float32}
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_bf16_on_a_cpu_without_native_bf16_warns(monkeypatch, native):
+    from semrel.trainers import arguments
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(arguments, "cpu_has_native_bf16", lambda: native)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert arguments.device_kwargs("bf16") == {"use_cpu": True, "bf16": True}
+        assert arguments.device_kwargs("auto") == {"use_cpu": True, "bf16": False}
+    assert [str(w.message).split(":")[0] for w in caught] == (
+        [] if native else ["--precision bf16 on a CPU without native bf16 (AVX512-BF16 or AMX)"])
 
 
 GPUS = {"H100": (True, (9, 0)), "Tesla T4": (False, (7, 5))}  # name: (bf16, capability)

@@ -175,9 +175,9 @@ OPTIONS_SCHEMA = Schema({o.name: _option_rule(o.default) for o in OPTIONS}, open
                         says="an object of the run's options")
 
 # semrel_encoder.json: the model's kind and the options its class takes (PairEncoder.options)
-ENCODER_KEYS = {"cross": ("kind", "conditional", "max_length"),
-                "bi": ("kind", "pooling", "conditional", "max_length"),
-                "tri": ("kind", "pooling", "conditional", "max_length", "combine")}
+ENCODER_KEYS = {"cross": ("kind", "conditional", "max_length", "prompt"),
+                "bi": ("kind", "pooling", "conditional", "max_length", "prompt"),
+                "tri": ("kind", "pooling", "conditional", "max_length", "combine", "prompt")}
 
 
 def _encoder_keys(record: dict, where: str) -> Fault:
@@ -193,6 +193,7 @@ ENCODER_SCHEMA = Schema({
     "conditional": BOOLEAN,
     "max_length": value(lambda v: _is_integer(v) and v >= 1, "an integer >= 1"),
     "combine": one_of(TRI_COMBINES),
+    "prompt": STRING,
 }, required=("kind",), check=_encoder_keys)
 
 FIGURE = nullable(NUMBER)
