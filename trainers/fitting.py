@@ -23,7 +23,7 @@ from .arguments import PairTrainingArguments, precision_used, recorded_options, 
 from .card import CardFacts
 from .data import prepare_pairs, pretokenize_pairs
 from .model_ref import ModelRef, resolve_model_ref
-from .models import build_model
+from .models import build_model, default_prompt
 from .run_folder import (
     CHECKPOINTS,
     PREDICTIONS,
@@ -165,8 +165,10 @@ def fit(data: PairData, model_path: str | os.PathLike | ModelRef, args: PairTrai
     conditional = "condition" in train.column_names
     if (note := pooling_note(ref, args.encoder, args.pooling)) and main_process:
         log.warning(note)
-    model = build_model(args.encoder, start, seed=args.seed, conditional=conditional,
-                        **args.model_options())
+    options = args.model_options()
+    if start != ref.path and args.encoder != "cross":  # a transformer in a module folder: the
+        options["prompt"] = default_prompt(ref.path)  # prompts are in the model's own config
+    model = build_model(args.encoder, start, seed=args.seed, conditional=conditional, **options)
     train = pretokenize_pairs(train, model)
     if main_process:
         prepare_output(output_dir, run, resume=resume, overwrite=overwrite,
