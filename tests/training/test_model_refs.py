@@ -308,3 +308,28 @@ def test_model_kind_overrides_what_the_files_say(folders, tmp_path, capsys):
             main([command, "--help"])
         assert "--model-kind {semrel,ensemble,bi-encoder,cross-encoder,transformer}" in \
             capsys.readouterr().out, command
+
+
+def test_a_transformer_in_a_module_folder_takes_the_model_s_default_prompt(tmp_path, monkeypatch):
+    """fit builds its encoder over ``0_Transformer`` with the prompt the sentence-transformers
+    config at the model's root names (e5's ``query: ``)."""
+    import datasets
+
+    from semrel.dataset_scripts.pairs import load_pairs
+    from semrel.trainers import fitting
+    from trainer_fixtures import small_args, toy_pairs
+
+    config = {"prompts": {"query": "query: ", "passage": "passage: "}, "default_prompt_name": "query"}
+    folder = write(tmp_path / "st", {**ST_OLD, "config_sentence_transformers.json": config,
+                                     "1_Pooling/config.json": {"pooling_mode": "mean"}})
+    built = {}
+
+    def build_model(kind, path, **options):
+        built.update(kind=kind, path=path, **options)
+        raise RuntimeError("built")
+
+    monkeypatch.setattr(fitting, "build_model", build_model)
+    data = load_pairs(datasets.DatasetDict({"train": toy_pairs()}), score_range=(0, 1))
+    with pytest.raises(RuntimeError, match="built"):
+        fitting.fit(data, str(folder), small_args(tmp_path / "run", encoder="tri"))
+    assert (built["kind"], built["path"], built["prompt"]) == ("tri", folder / "0_Transformer", "query: ")
