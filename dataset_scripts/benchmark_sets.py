@@ -189,3 +189,17 @@ def _languages(dataset: str, config: str, declared: tuple[str, ...]) -> tuple[st
 
         return (LANGUAGES[config][1],)
     return tuple(declared)
+
+
+def select_sets(only=None, **options) -> list[BenchmarkSet]:
+    """:func:`benchmark_sets` (``options``), only those ``only`` names: each value a dataset id
+    or the start of set names (``semrel-2024/eng``: its validation and test); a value that
+    names none is a ParameterError."""
+    if not only:
+        return benchmark_sets(**options)
+    datasets = tuple(dict.fromkeys(value.split("/")[0] for value in only))
+    sets = benchmark_sets(only=datasets, **options)
+    for value in only:
+        if not any(s.name == value or s.name.startswith(value.rstrip("/") + "/") for s in sets):
+            raise ParameterError("only", value, f"names no benchmark set (e.g. {sets[0].name})")
+    return [s for s in sets if any(s.name == v or s.name.startswith(v.rstrip("/") + "/") for v in only)]

@@ -32,8 +32,10 @@ from .run_folder import (
     finish_run,
     prepare_output,
     resume_point,
+    seen_part,
     write_metrics,
     write_predictions,
+    write_seen_pairs,
 )
 from .selection import DevSplit, check_selection, selection_record
 from .summaries import eval_intervals, finite_or_null, per_language_spearman, per_source_spearman
@@ -99,7 +101,8 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
         resume_from_checkpoint: str | bool | None = None, overwrite: bool = False,
         callbacks=None, eval_data: DevSplit | None = None) -> FitResult:
     """Train ``args.encoder`` from the transformer at ``model_path`` on the ``train`` split,
-    evaluate on :func:`eval_split_name`, save model + model card + figures in the run
+    evaluate on :func:`eval_split_name`, save model + model card + figures + the hashes of
+    the pairs it trained and chose on (:mod:`~trainers.run_folder.seen`) in the run
     folder ``args.output_dir`` (the Trainer's checkpoints, e.g. with ``save_strategy="steps"``,
     in its ``checkpoints``).
 
@@ -190,6 +193,9 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
                                    base_model=known_base_model(model_path))
         model.save_pretrained(output_dir)  # with its card
         write_metrics(output_dir, finite_or_null(asdict(result)))
+        write_seen_pairs(output_dir, [seen_part("train", data.name, "train", data.splits["train"])]
+                         + ([] if eval_data is None else [seen_part("selection", eval_data.data.name,
+                                                                    eval_data.split, eval_data.rows)]))
         if eval_name is not None:
             write_predictions(output_dir, PREDICTIONS, data, eval_name, predictions, labels,
                               encoder=model.kind, conditional=model.conditional)
