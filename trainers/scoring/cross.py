@@ -32,7 +32,7 @@ class CrossEncoderScorer(_PairScorer):
 
         self.model = CrossEncoder(str(path), device=_device(device), local_files_only=True,
                                   max_length=max_length)
-        self.max_length = self.model.max_length
+        self.max_length = self.model.max_seq_length
         activation = type(self.model.activation_fn).__name__
         self.activation = activation
         self.scale = "label" if activation == "Sigmoid" else "logit"
@@ -67,7 +67,7 @@ class SemrelCrossScorer(_PairScorer):
         self.conditional = self.model.conditional
         if max_length is not None:
             self.model.max_length = max_length
-        self.max_length = self.model.max_length
+        self.max_length = self.model.max_seq_length
 
     def settings(self):
         return {**super().settings(), "encoder": "cross"}
