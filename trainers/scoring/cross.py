@@ -67,7 +67,7 @@ class SemrelCrossScorer(_PairScorer):
         self.conditional = self.model.conditional
         if max_length is not None:
             self.model.max_length = max_length
-        self.max_length = self.model.max_seq_length
+        self.max_length = self.model.max_length
 
     def settings(self):
         return {**super().settings(), "encoder": "cross"}
