@@ -27,8 +27,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from semrel.metrics.errors import ParameterError
 
 if TYPE_CHECKING:
@@ -113,6 +111,8 @@ class BenchmarkSet:
         """The set's rows (every column of the split; only the subset's rows), all with a gold
         score; :class:`NoLabels` for a split without scores, a ValueError naming the rows for
         a split with some missing."""
+        import numpy as np
+
         rows = _pair_data(self.dataset, self.config, self.load_options).splits[self.split]
         if self.subset is not None:
             values = np.asarray(rows[self.subset_column], dtype=object)
