@@ -48,7 +48,7 @@ def test_a_plain_transformer_is_mean_pooled(kinds):
         hidden = model(**batch).last_hidden_state
     mask = batch["attention_mask"].unsqueeze(-1)
     expected = ((hidden * mask).sum(1) / mask.sum(1)).numpy()
-    assert scorer.kind == "transformer" and scorer.settings()["pooling"] == "mean"
+    assert scorer.kind == "transformer" and scorer.facts["pooling"] == "mean"
     np.testing.assert_allclose(scorer.encode(S1[:5]), expected, atol=1e-5)
 
 
@@ -101,6 +101,7 @@ def test_a_second_run_reads_everything_from_the_cache(kinds, tmp_path):
     scores = again.scored(S1, S2)
     assert (scores.computed, calls) == (0, [])
     np.testing.assert_array_equal(scores.values, expected)
+    assert not again.loaded and again.facts == first.facts  # the model itself is never loaded
 
 
 def test_settings_that_change_the_output_get_their_own_cache(kinds, tmp_path):

@@ -78,8 +78,7 @@ def score_cell(scorer, seen: Seen, bset: BenchmarkSet, rows, ceiling: float | No
                n_resamples: int = 1000) -> Cell:
     """The cell of ``scorer`` on ``bset`` (its loaded ``rows``)."""
     start = time.perf_counter()
-    cell = Cell(scorer.spec, bset.name, "scored", n=len(rows), ceiling=ceiling,
-                max_length=scorer.max_length)
+    cell = Cell(scorer.spec, bset.name, "scored", n=len(rows), ceiling=ceiling)
     why = refusal(scorer, seen, bset, rows)
     if why:
         cell.status, cell.reason = "refused", why
@@ -87,7 +86,7 @@ def score_cell(scorer, seen: Seen, bset: BenchmarkSet, rows, ceiling: float | No
     condition = rows["condition"] if scorer.conditional else None
     scores = scorer.scored(rows["sentence1"], rows["sentence2"], condition)
     gold = np.asarray(rows["score"], dtype=np.float64)
-    cell.predictions, cell.truncated = scores.values, scores.truncated
+    cell.predictions, cell.truncated, cell.max_length = scores.values, scores.truncated, scores.max_length
     try:
         rho = spearman_interval(scores.values, gold, n_resamples=n_resamples)
         r = pearson_interval(scores.values, gold)

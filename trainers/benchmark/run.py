@@ -127,8 +127,8 @@ def run_benchmark(scorers: list, sets: list[LoadedSet], *, n_resamples: int = 10
             cells.append(score_cell(scorer, seen, entry.bset, entry.rows, value,
                                     n_resamples=n_resamples))
         models.append({"spec": scorer.spec, "kind": scorer.kind, "path": str(scorer.path),
-                       "key": scorer.key, "settings": scorer.settings(), "scale": scorer.scale,
-                       "conditional": scorer.conditional, "max_length": scorer.max_length,
+                       "key": scorer.key, "settings": scorer.settings(), **scorer.facts,
+                       "conditional": scorer.conditional,
                        "training_on_record": seen.known, "computed": computed,
                        "seconds": time.perf_counter() - start, "encode_seconds": encode_seconds})
     comparisons = compare_models([m["spec"] for m in models], sets, cells, n_resamples=n_resamples)

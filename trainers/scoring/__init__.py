@@ -64,7 +64,8 @@ def _build(ref: ModelRef, *, max_length, device, parameter, cache_dir, **options
         members = [_build(ModelRef(m, Path(m), "semrel"), max_length=max_length, device=device,
                           parameter=parameter, cache_dir=cache_dir, **options)
                    for m in ensemble.members]
-        scorer = EnsembleScorer(ref.spec, ref.path, ensemble=ensemble, members=members, **options)
+        scorer = EnsembleScorer(ref.spec, ref.path, ensemble=ensemble, members=members,
+                                max_length=max_length, device=device, **options)
     else:
         scorer = _kind_class(ref)(ref.spec, ref.path, max_length=max_length, device=device, **options)
     scorer.key = _key(content_hash(ref.path), scorer.settings())

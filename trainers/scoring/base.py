@@ -51,32 +51,43 @@ def cosine(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 class Scorer:
     """A model as a pair scorer. Subclasses say which units a pair needs (:meth:`pair_units`),
-    how a batch of units is computed (:meth:`compute`) and counted in tokens (:meth:`lengths`),
-    and how a pair's score follows from its units' values (:meth:`combine`).
+    how the model is loaded (:meth:`load`), how a batch of units is computed (:meth:`compute`)
+    and counted in tokens (:meth:`lengths`), and how a pair's score follows from its units'
+    values (:meth:`combine`).
 
     ``spec``: the model argument as given; ``path``: its folder; ``kind``: the
     :data:`~trainers.model_ref.KINDS` entry; ``key``: the cache key (content hash + settings,
-    set by :func:`~.load_scorer`); ``conditional``: it takes a condition (and needs one);
-    ``scale``: ``label`` (trained onto the [0, 1] label scale), ``cosine`` (a zero-shot cosine)
-    or ``logit`` (an unbounded cross-encoder output)."""
+    set by :func:`~.load_scorer`); ``conditional``: it takes a condition (and needs one).
+    The model is loaded on the first unit that must be computed: a run that finds every unit
+    in the cache loads nothing, and reads what the model is (:attr:`facts`: its ``max_length``,
+    its ``scale``) from the cache, where the first load wrote it."""
 
     kind: ClassVar[str] = ""
-    scale: ClassVar[str] = "label"
 
-    def __init__(self, spec: str, path: Path, *, batch_size: int = 64, progress: bool = False):
+    def __init__(self, spec: str, path: Path, *, max_length: int | None = None, device: str | None = None,
+                 batch_size: int = 64, progress: bool = False):
         self.spec, self.path = spec, Path(path)
+        self.requested_max_length, self.device_name = max_length, device
         self.batch_size, self.progress = batch_size, progress
         self.key = ""
         self.conditional = False
-        self.max_length = 0
         self.computed = 0  # units computed over the scorer's life (tests count re-encoding)
+        self.loaded = False
+        self._facts: dict | None = None
         self._memory: dict[bytes, tuple[int, np.ndarray]] = {}
         self._cache: UnitCache | None = None
 
     # ---- what a kind defines --------------------------------------------------------------
     def settings(self) -> dict:
-        """What besides the model's files changes its output (part of :attr:`key`)."""
-        return {"kind": self.kind, "max_length": self.max_length}
+        """What besides the model's files changes its output (part of :attr:`key`); the files
+        (configs included) are in the content hash."""
+        return {"kind": self.kind, "scorer": type(self).__name__, "max_length": self.requested_max_length}
+
+    def load(self) -> dict:
+        """Load the model; its facts: ``max_length`` (tokens per unit), ``scale`` (``label``:
+        trained onto the [0, 1] label scale; ``cosine``: a zero-shot cosine; ``logit``: an
+        unbounded cross-encoder output) and whatever else describes it (a prompt)."""
+        raise NotImplementedError
 
     def pair_units(self, sentence1: str, sentence2: str, condition: str | None) -> tuple[Unit, ...]:
         raise NotImplementedError
@@ -97,6 +108,31 @@ class Scorer:
     def use_cache(self, cache: UnitCache | None) -> None:
         self._cache = cache
 
+    def ensure_loaded(self) -> None:
+        if not self.loaded:
+            self._facts = self.load()
+            self.loaded = True
+            if self._cache is not None:
+                self._cache.set_about("facts", self._facts)
+
+    @property
+    def facts(self) -> dict:
+        """What the model is (see :meth:`load`): from the cache where a run wrote it, else
+        from the loaded model."""
+        if self._facts is None and self._cache is not None:
+            self._facts = self._cache.get_about("facts")
+        if self._facts is None:
+            self.ensure_loaded()
+        return self._facts
+
+    @property
+    def max_length(self) -> int:
+        return self.facts["max_length"]
+
+    @property
+    def scale(self) -> str:
+        return self.facts["scale"]
+
     def close(self) -> None:
         if self._cache is not None:
             self._cache.close()
@@ -116,6 +152,7 @@ class Scorer:
         if not wanted:
             return 0
         todo = [keys[k] for k in wanted]
+        self.ensure_loaded()
         tokens = self.lengths(todo)
         order = np.argsort(-tokens, kind="stable")
         with self._bar(len(todo)) as bar:
@@ -180,8 +217,6 @@ class _NoBar:
 class EncoderScorer(Scorer):
     """A model that encodes each unit apart into a vector (bi-encoders): :meth:`encode`, and a
     pair's score is the cosine of its two vectors."""
-
-    scale = "cosine"
 
     def pair_units(self, sentence1, sentence2, condition):
         return (sentence1,), (sentence2,)

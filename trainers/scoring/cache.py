@@ -79,6 +79,16 @@ class UnitCache:
                                  [(k, int(t), np.asarray(v, dtype=np.float32).tobytes())
                                   for k, t, v in rows])
 
+    def get_about(self, name: str):
+        """The JSON value stored under ``name`` (None where there is none)."""
+        row = self._db.execute("SELECT value FROM about WHERE name = ?", (name,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def set_about(self, name: str, value) -> None:
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.execute("INSERT OR REPLACE INTO about VALUES (?, ?)", (name, json.dumps(value)))
+
     def __len__(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM units").fetchone()[0]
 

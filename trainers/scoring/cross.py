@@ -26,19 +26,14 @@ class CrossEncoderScorer(_PairScorer):
 
     kind = "cross-encoder"
 
-    def __init__(self, spec, path, *, max_length: int | None = None, device: str | None = None, **options):
-        super().__init__(spec, path, **options)
+    def load(self):
         from sentence_transformers import CrossEncoder
 
-        self.model = CrossEncoder(str(path), device=_device(device), local_files_only=True,
-                                  max_length=max_length)
-        self.max_length = self.model.max_seq_length
+        self.model = CrossEncoder(str(self.path), device=_device(self.device_name), local_files_only=True,
+                                  max_length=self.requested_max_length)
         activation = type(self.model.activation_fn).__name__
-        self.activation = activation
-        self.scale = "label" if activation == "Sigmoid" else "logit"
-
-    def settings(self):
-        return {**super().settings(), "activation": self.activation}
+        return {"max_length": self.model.max_seq_length, "activation": activation,
+                "scale": "label" if activation == "Sigmoid" else "logit"}
 
     def pair_units(self, sentence1, sentence2, condition):
         return ((sentence1, sentence2),)
@@ -57,20 +52,20 @@ class SemrelCrossScorer(_PairScorer):
 
     kind = "semrel"
 
-    def __init__(self, spec, path, *, model=None, max_length: int | None = None,
-                 device: str | None = None, **options):
+    def __init__(self, spec, path, **options):
         super().__init__(spec, path, **options)
+        from ..run_folder import read_encoder_config
+
+        self.conditional = bool(read_encoder_config(self.path, "model", spec).get("conditional", False))
+
+    def load(self):
         from ..models import PairEncoder
 
-        self.device = _device(device)
-        self.model = (model or PairEncoder.from_pretrained(path)).to(self.device).eval()
-        self.conditional = self.model.conditional
-        if max_length is not None:
-            self.model.max_length = max_length
-        self.max_length = self.model.max_length
-
-    def settings(self):
-        return {**super().settings(), "encoder": "cross"}
+        self.device = _device(self.device_name)
+        self.model = PairEncoder.from_pretrained(self.path).to(self.device).eval()
+        if self.requested_max_length is not None:
+            self.model.max_length = self.requested_max_length
+        return {"max_length": self.model.max_length, "scale": "label", "encoder": "cross"}
 
     def pair_units(self, sentence1, sentence2, condition):
         return ((sentence1, sentence2) if condition is None else (sentence1, sentence2, condition),)

@@ -36,19 +36,15 @@ class SentenceTransformerScorer(EncoderScorer):
 
     kind = "bi-encoder"
 
-    def __init__(self, spec, path, *, max_length: int | None = None, device: str | None = None, **options):
-        super().__init__(spec, path, **options)
+    def load(self):
         from sentence_transformers import SentenceTransformer
 
-        self.model = SentenceTransformer(str(path), device=_device(device), local_files_only=True)
-        if max_length is not None:
-            self.model.max_seq_length = max_length
-        self.max_length = self.model.max_seq_length
+        self.model = SentenceTransformer(str(self.path), device=_device(self.device_name), local_files_only=True)
+        if self.requested_max_length is not None:
+            self.model.max_seq_length = self.requested_max_length
         name = self.model.default_prompt_name
         self.prompt = self.model.prompts.get(name, "") if name else ""
-
-    def settings(self):
-        return {**super().settings(), "prompt": self.prompt}
+        return {"max_length": self.model.max_seq_length, "scale": "cosine", "prompt": self.prompt}
 
     def lengths(self, units):
         return token_counts(self.model.tokenizer, [self.prompt + t for (t,) in units])
@@ -75,20 +71,16 @@ class TransformerScorer(_TorchEncoder):
 
     kind = "transformer"
 
-    def __init__(self, spec, path, *, max_length: int | None = None, device: str | None = None, **options):
-        super().__init__(spec, path, **options)
+    def load(self):
         import torch
         from transformers import AutoModel, AutoTokenizer
 
-        self.device = _device(device)
-        self.tokenizer = AutoTokenizer.from_pretrained(str(path))
-        self.model = AutoModel.from_pretrained(str(path), dtype=torch.float32).to(self.device).eval()
+        self.device = _device(self.device_name)
+        self.tokenizer = AutoTokenizer.from_pretrained(str(self.path))
+        self.model = AutoModel.from_pretrained(str(self.path), dtype=torch.float32).to(self.device).eval()
         limit = min(self.tokenizer.model_max_length,
                     getattr(self.model.config, "max_position_embeddings", 512), 512)
-        self.max_length = max_length or limit
-
-    def settings(self):
-        return {**super().settings(), "pooling": "mean"}
+        return {"max_length": self.requested_max_length or limit, "scale": "cosine", "pooling": "mean"}
 
     def lengths(self, units):
         return token_counts(self.tokenizer, [t for (t,) in units])
@@ -107,22 +99,25 @@ class SemrelEncoderScorer(_TorchEncoder):
     """A bi- or tri-encoder saved by ``semrel fit`` (see module docstring)."""
 
     kind = "semrel"
-    scale = "label"
 
-    def __init__(self, spec, path, *, model=None, max_length: int | None = None,
-                 device: str | None = None, **options):
+    def __init__(self, spec, path, **options):
         super().__init__(spec, path, **options)
+        from ..run_folder import read_encoder_config
+
+        config = read_encoder_config(self.path, "model", spec)
+        self.tri = config["kind"] == "tri"
+        self.conditional = self.tri or bool(config.get("conditional", False))
+
+    def load(self):
         from ..models import PairEncoder
 
-        self.device = _device(device)
-        self.model = (model or PairEncoder.from_pretrained(path)).to(self.device).eval()
+        self.device = _device(self.device_name)
+        self.model = PairEncoder.from_pretrained(self.path).to(self.device).eval()
         self.tokenizer = self.model.tokenizer
-        self.conditional = self.model.conditional
-        self.max_length = max_length or self.model.max_length
-        self.tri = self.model.kind == "tri"
-
-    def settings(self):
-        return {**super().settings(), "encoder": self.model.kind, "pooling": self.model.pooling}
+        if self.requested_max_length is not None:
+            self.model.max_length = self.requested_max_length
+        return {"max_length": self.model.max_length, "scale": "label", "encoder": self.model.kind,
+                "pooling": self.model.pooling}
 
     def pair_units(self, sentence1, sentence2, condition):
         if self.tri:
@@ -151,8 +146,8 @@ class SemrelEncoderScorer(_TorchEncoder):
             return cosine(values[0], values[1])
         import torch
 
+        self.ensure_loaded()  # the condition layers
         with torch.inference_mode():
             s1, s2, c = (torch.from_numpy(v.astype(np.float32)).to(self.device) for v in values)
             h1, h2 = self.model.conditioned(s1, c), self.model.conditioned(s2, c)
             return cosine(h1.float().cpu().numpy(), h2.float().cpu().numpy())
-

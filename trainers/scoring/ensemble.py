@@ -13,13 +13,17 @@ class EnsembleScorer(Scorer):
     """The ensemble at ``path`` over its ``members`` (scorers of its member folders, in order)."""
 
     kind = "ensemble"
-    scale = "label"
 
     def __init__(self, spec, path, *, ensemble, members: list[Scorer], **options):
         super().__init__(spec, path, **options)
         self.ensemble, self.members = ensemble, members
         self.conditional = ensemble.conditional
-        self.max_length = min(m.max_length for m in members)
+        self.loaded = True  # nothing of its own: its members load theirs
+
+    @property
+    def facts(self) -> dict:
+        return {"max_length": min(m.max_length for m in self.members), "scale": "label",
+                "method": self.ensemble.method}
 
     def settings(self):
         return {**super().settings(), "members": [m.key for m in self.members]}
