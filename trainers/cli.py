@@ -390,6 +390,11 @@ def run_benchmark(args: argparse.Namespace) -> int:
         seen[where] = ref.spec
     card = _card_model(args.card, refs) if args.card is not None else None
     if args.output is not None:
+        try:
+            import matplotlib  # noqa: F401  (the picture; fail before scoring, not after)
+        except ImportError:
+            raise UsageError("--output draws benchmark.png with matplotlib: pip install "
+                             "'matplotlib>=3.8' (the report extra)") from None
         check_output(args.output, "output", {"model": [str(r.path) for r in refs]}, folder=True)
         from .run_folder import check_output_folder
 
