@@ -92,8 +92,8 @@ def register(commands) -> None:
               "test-split predictions)")
     flag(p_ens, "--output", "path", required=True, help="ensemble folder")
     command(commands, "models", run_models, "the packaged verified models and how to get them")
-    add_benchmark_flags(command(commands, "benchmark", run_benchmark, "score models on every "
-                                "labelled set: Spearman, Pearson, intervals, human ceilings"))
+    add_benchmark_flags(command(commands, "benchmark", run_benchmark,
+                                "score any models on every labelled set, with intervals"))
 
 
 def _load_kwargs(args) -> dict:

@@ -161,3 +161,43 @@ def test_unit_cache_round_trip(tmp_path):
     cache.put([(b"a" * 32, 3, np.arange(4, dtype=np.float32))])
     tokens, value = cache.get([b"a" * 32, b"b" * 32])[b"a" * 32]
     assert (tokens, value.tolist(), len(cache)) == (3, [0.0, 1.0, 2.0, 3.0], 1)
+
+
+KILLED = """
+import sys, time
+sys.path.insert(0, {tests!r})
+from semrel.trainers.scoring import load_scorer
+from trainer_fixtures import toy_pairs
+scorer = load_scorer({model!r}, cache_dir={cache!r}, batch_size=4)
+compute, calls = scorer.compute, []
+def slow(units):
+    calls.append(1)
+    if len(calls) == 4:  # three batches stored: wait here to be killed
+        print("ready", flush=True)
+        time.sleep(600)
+    return compute(units)
+scorer.compute = slow
+rows = toy_pairs()
+scorer.score(rows["sentence1"], rows["sentence2"])
+"""
+
+
+@pytest.mark.slow  # a subprocess, killed
+def test_a_killed_run_leaves_a_valid_cache(kinds, tmp_path):
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = KILLED.format(tests=str(Path(__file__).parents[1]), model=str(kinds["bi-encoder"]),
+                         cache=str(tmp_path))
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == "ready"
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    again = load_scorer(str(kinds["bi-encoder"]), cache_dir=tmp_path, batch_size=4)
+    assert len(UnitCache(tmp_path, again.key)) == 12
+    scores = again.scored(TOY["sentence1"], TOY["sentence2"])
+    assert scores.computed == len(set(TOY["sentence1"]) | set(TOY["sentence2"])) - 12
