@@ -414,6 +414,10 @@ def run_benchmark(args: argparse.Namespace) -> int:
                            progress=progress) for ref in refs]
     try:
         result = score(scorers, loaded, n_resamples=args.resamples)
+    except KeyboardInterrupt:
+        print("semrel benchmark: interrupted; the score cache keeps every batch it finished (a "
+              "second run encodes the rest only)", file=sys.stderr)
+        return 130
     finally:
         for scorer in scorers:
             scorer.close()
