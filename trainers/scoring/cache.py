@@ -24,8 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
+# a rowid table on 16 KiB pages: a 384-1024-dim float32 vector fits a page (a WITHOUT ROWID table
+# spills rows over ~1/4 page into overflow pages: measured 4x slower to write, 10x to read, 3x the size)
+PAGE_SIZE = 16384
 SCHEMA = ("CREATE TABLE IF NOT EXISTS units (key BLOB PRIMARY KEY, tokens INTEGER NOT NULL, "
-          "value BLOB NOT NULL) WITHOUT ROWID")
+          "value BLOB NOT NULL)")
 ABOUT = "CREATE TABLE IF NOT EXISTS about (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
 CHUNK = 500  # keys per SELECT (SQLite's bound-parameter limit is 32766 in recent builds, 999 in old)
 
@@ -51,6 +54,7 @@ class UnitCache:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / f"{model_key}.sqlite"
         self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        self._db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # takes effect on a new file only
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         with self._db:
