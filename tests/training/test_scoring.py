@@ -4,6 +4,7 @@ truncation is counted."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import numpy as np
@@ -201,3 +202,20 @@ def test_a_killed_run_leaves_a_valid_cache(kinds, tmp_path):
     assert len(UnitCache(tmp_path, again.key)) == 12
     scores = again.scored(TOY["sentence1"], TOY["sentence2"])
     assert scores.computed == len(set(TOY["sentence1"]) | set(TOY["sentence2"])) - 12
+
+
+def test_predict_takes_a_model_semrel_did_not_train(kinds, tmp_path, capsys):
+    from semrel.cli import main
+    from semrel.dataset_scripts.pairs import load_pairs
+    from semrel.trainers.prediction import predict
+    from trainer_fixtures import toy_folder
+
+    folder = toy_folder(tmp_path / "toy", 8, 16)
+    scores = predict(str(kinds["bi-encoder"]), load_pairs(str(folder), score_range=(0, 5)))
+    rows = load_pairs(str(folder), score_range=(0, 5)).splits["test"]
+    expected = load_scorer(str(kinds["bi-encoder"]), cache_dir=None).score(rows["sentence1"], rows["sentence2"])
+    np.testing.assert_allclose(scores, expected * 5)  # read on [0, 1], put on the data's range
+    out = tmp_path / "p.json"
+    assert main(["predict", "--dataset", str(folder), "--score-range", "0", "5", "--model",
+                 str(kinds["cross-encoder"]), "--output", str(out)]) == 0
+    assert len(json.loads(out.read_text())) == 16 and "16 predictions" in capsys.readouterr().out
