@@ -40,7 +40,7 @@ def table(result: BenchmarkResult) -> str:
     reasons of marked cells, the MSE lines and the comparisons."""
     names = [m["spec"] for m in result.models]
     head = ["set", "n", "ceiling", *names]
-    rows = [[e.bset.name, str(e.as_dict()["n"] or ""), _ceiling(e),
+    rows = [[e.bset.name, "" if e.rows is None else str(len(e.rows)), _ceiling(e),
              *(_rho(result.cell(m, e.bset.name)) for m in names)] for e in result.sets]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in [head, *rows]]
@@ -168,6 +168,7 @@ def card_section(result: BenchmarkResult, model: str) -> str:
     compared = ("" if not own else "\n\nAgainst the other models benchmarked with it (paired "
                 f"bootstrap of the Spearman difference; {result.correction}):\n\n```\n"
                 + "\n".join(line for line in _comparison_lines(BenchmarkResult([], [], [], own))[2:]) + "\n```")
-    return (f"{CARD_HEADING}\n\nScored zero-shot by `semrel benchmark` on every labelled set, none it "
-            "was trained or selected on (such cells are refused), scores against the gold scores:\n\n"
+    return (f"{CARD_HEADING}\n\nScored by `semrel benchmark` against the gold scores of every labelled "
+            "set of the suite; a set holding pairs this model trained or chose its checkpoint on is "
+            "refused, never scored:\n\n"
             + model_markdown(result, model) + compared + "\n")
