@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -109,7 +110,7 @@ def test_settings_that_change_the_output_get_their_own_cache(kinds, tmp_path):
     plain = load_scorer(str(kinds["bi-encoder"]), cache_dir=tmp_path)
     cut = load_scorer(str(kinds["bi-encoder"]), cache_dir=tmp_path, max_length=4)
     assert plain.key != cut.key
-    assert sorted(p.stem for p in tmp_path.glob("*.sqlite")) == sorted([plain.key, cut.key])
+    assert sorted(p.stem for p in tmp_path.glob("*.sqlite")) == sorted([plain.key, cut.key, "hashes"])
 
 
 def test_an_interrupted_run_leaves_a_valid_cache_of_its_finished_batches(kinds, tmp_path):
@@ -126,7 +127,7 @@ def test_an_interrupted_run_leaves_a_valid_cache_of_its_finished_batches(kinds, 
     with pytest.raises(KeyboardInterrupt):
         scorer.score(S1, S2)
     scorer.close()
-    cache = sqlite3.connect(next(tmp_path.glob("*.sqlite")))
+    cache = sqlite3.connect(tmp_path / f"{scorer.key}.sqlite")
     assert cache.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     assert cache.execute("SELECT COUNT(*) FROM units").fetchone() == (16,)
     again = load_scorer(str(kinds["bi-encoder"]), cache_dir=tmp_path, batch_size=8)
@@ -219,3 +220,22 @@ def test_predict_takes_a_model_semrel_did_not_train(kinds, tmp_path, capsys):
     assert main(["predict", "--dataset", str(folder), "--score-range", "0", "5", "--model",
                  str(kinds["cross-encoder"]), "--output", str(out)]) == 0
     assert len(json.loads(out.read_text())) == 16 and "16 predictions" in capsys.readouterr().out
+
+
+def test_a_model_is_hashed_again_only_when_its_files_change(kinds, tmp_path):
+    import shutil
+
+    from semrel.trainers.model_ref import content_hash
+    from semrel.trainers.scoring.cache import remembered_hash
+
+    model = Path(shutil.copytree(kinds["bi-encoder"], tmp_path / "model"))
+    calls = []
+
+    def counted(folder):
+        calls.append(folder)
+        return content_hash(folder)
+
+    first = remembered_hash(tmp_path / "cache", model, counted)
+    assert remembered_hash(tmp_path / "cache", model, counted) == first and len(calls) == 1
+    (model / "config.json").write_text((model / "config.json").read_text() + "\n")
+    assert remembered_hash(tmp_path / "cache", model, counted) != first and len(calls) == 2

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..model_ref import ModelRef, content_hash, resolve_model_ref
 from .base import EncoderScorer, Scorer, Scores
-from .cache import UnitCache, default_cache_dir
+from .cache import UnitCache, default_cache_dir, remembered_hash
 
 __all__ = ["DEFAULT", "EncoderScorer", "Scorer", "Scores", "UnitCache", "check_model_folder",
            "default_cache_dir", "load_scorer"]
@@ -68,9 +68,10 @@ def _build(ref: ModelRef, *, max_length, device, parameter, cache_dir, **options
                                 max_length=max_length, device=device, **options)
     else:
         scorer = _kind_class(ref)(ref.spec, ref.path, max_length=max_length, device=device, **options)
-    scorer.key = _key(content_hash(ref.path), scorer.settings())
-    if cache_dir is not None:
-        folder = default_cache_dir() if cache_dir is DEFAULT else Path(cache_dir)
+    folder = None if cache_dir is None else default_cache_dir() if cache_dir is DEFAULT else Path(cache_dir)
+    model_hash = content_hash(ref.path) if folder is None else remembered_hash(folder, ref.path, content_hash)
+    scorer.key = _key(model_hash, scorer.settings())
+    if folder is not None:
         scorer.use_cache(UnitCache(folder, scorer.key, {"spec": ref.spec, **scorer.settings()}))
     return scorer
 

@@ -11,7 +11,9 @@ rolls an unfinished one back on the next open, so the file is never half-written
 processes may read and write one database (SQLite locks it; WAL mode).
 
 The folder is ``$SEMREL_CACHE/scores``, else ``~/.cache/semrel/scores`` (beside the packaged
-models' ``~/.cache/semrel/models``).
+models' ``~/.cache/semrel/models``). Its ``hashes.sqlite`` remembers each model folder's content
+hash against its files' sizes and times (:func:`remembered_hash`), so an unchanged model is not
+read whole again to find its key.
 """
 
 from __future__ import annotations
@@ -98,3 +100,26 @@ class UnitCache:
 
     def close(self) -> None:
         self._db.close()
+
+
+def remembered_hash(folder: str | os.PathLike, model: Path, compute) -> str:
+    """``compute(model)`` (a content hash), remembered in ``folder/hashes.sqlite`` against the
+    model's file signature (every file's relative path, size and modification time): a model
+    whose files did not change is not hashed again."""
+    files = sorted(p for p in Path(model).rglob("*") if p.is_file())
+    stats = [[f.relative_to(model).as_posix(), f.stat().st_size, f.stat().st_mtime_ns] for f in files]
+    signature = hashlib.sha256(json.dumps(stats).encode()).hexdigest()
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(Path(folder) / "hashes.sqlite", timeout=60, isolation_level=None)
+    try:
+        db.execute("CREATE TABLE IF NOT EXISTS hashes (path TEXT PRIMARY KEY, signature TEXT NOT NULL, "
+                   "hash TEXT NOT NULL)")
+        where = str(Path(model).resolve())
+        row = db.execute("SELECT signature, hash FROM hashes WHERE path = ?", (where,)).fetchone()
+        if row is not None and row[0] == signature:
+            return row[1]
+        digest = compute(model)
+        db.execute("INSERT OR REPLACE INTO hashes VALUES (?, ?, ?)", (where, signature, digest))
+        return digest
+    finally:
+        db.close()
