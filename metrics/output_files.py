@@ -136,9 +136,10 @@ def _not_written(argument: str, path: Path, exc: OSError, kept: bool) -> ValueEr
 
 
 @contextlib.contextmanager
-def written_whole(path, argument: str, *, newline: str | None = None, error=None):
-    """A text handle on a temporary file beside ``path`` (missing parent folders are made); on
-    leaving the block the file is synced and renamed to ``path``, or, after an error, removed.
+def written_whole(path, argument: str, *, newline: str | None = None, error=None, binary: bool = False):
+    """A text handle (``binary``: a bytes handle) on a temporary file beside ``path`` (missing
+    parent folders are made); on leaving the block the file is synced and renamed to ``path``,
+    or, after an error, removed.
 
     ``error(exc, kept)`` makes the exception raised when ``path`` cannot be written (``exc``: the
     ``OSError``, an ``IsADirectoryError`` where ``path`` is a folder, a :class:`NotAnOutput` where
@@ -164,7 +165,7 @@ def written_whole(path, argument: str, *, newline: str | None = None, error=None
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, staged = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
         os.chmod(staged, 0o666 & ~_umask())  # as open() would make it, not mkstemp's owner-only 0600
-        with open(handle, "w", encoding="utf-8", newline=newline) as file:
+        with (open(handle, "wb") if binary else open(handle, "w", encoding="utf-8", newline=newline)) as file:
             yield file
             file.flush()
             os.fsync(file.fileno())
@@ -181,9 +182,9 @@ def written_whole(path, argument: str, *, newline: str | None = None, error=None
         raise
 
 
-def write_whole(path, text: str, argument: str, *, error=None) -> Path:
-    """``text`` written to ``path`` by :func:`written_whole`; returns the path."""
-    with written_whole(path, argument, error=error) as file:
+def write_whole(path, text: str | bytes, argument: str, *, error=None) -> Path:
+    """``text`` (or bytes) written to ``path`` by :func:`written_whole`; returns the path."""
+    with written_whole(path, argument, error=error, binary=isinstance(text, bytes)) as file:
         file.write(text)
     return Path(path)
 

@@ -35,7 +35,7 @@ from hub_server import LocalHub
 from project import MIRROR, REPO, needs_mirror
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-DOC_PAGES = {"datasets", "metrics", "training", "publishing", "cli"}
+DOC_PAGES = {"datasets", "metrics", "training", "benchmark", "publishing", "cli"}
 EXEMPT = {
     "make build": "sets up the checkout's own .venv and writes its build/; what it runs, "
                   "`semrel build`, runs in docs/publishing.md",

@@ -35,6 +35,7 @@ COMMANDS = {  # command -> (its arguments, OUT where the output goes; whether th
     "build": (["build", "--only", "str-2021", "--mirror", "{mirror}", "--no-report", "--out", OUT],
               True),
     "push": (["push", "--namespace", "someone", "--dry-run", "--model", "{run}", "--out", OUT], True),
+    "benchmark": (["benchmark", "--model", "{base}", "--only", "czech-news-sts", "--output", OUT], True),
 }
 NOT_OUTPUTS = {("verify", "--out")}  # verify reads the build folder, it writes nothing there
 
@@ -73,6 +74,8 @@ OWN_INPUTS = {  # command -> (case, where the output goes, what is said of it)
               ("a folder of its mirror", "{mirror}/str-2021",
                f"lies in --mirror {{mirror}}, which this command reads: {NEVER}")],
     "push": [("its model", "{run}", f"is the same folder as --model {{run}}: {NEVER}")],
+    "benchmark": [("its model", "{base}", f"is the same folder as --model {{base}}: {NEVER}"),
+                  ("in its model", "{base}/out", f"lies in --model {{base}}, which this command reads: {NEVER}")],
 }
 CASES = [(f"{command} {case}", command, where, said)
          for command, (_, folder) in COMMANDS.items()

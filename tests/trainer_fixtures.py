@@ -184,3 +184,27 @@ def fake_member(folder, weights, data: str, dev: dict | None = None, kind: str =
         if record is not None:
             (folder / name).write_text(json.dumps(record))
     return folder
+
+
+def model_kinds(root: str | Path) -> dict[str, Path]:
+    """A tiny model folder of every kind a scorer reads, under ``root``: ``transformer`` (a
+    plain BERT), ``bi-encoder`` (sentence-transformers, mean pooling), ``cross-encoder`` (a
+    sentence-transformers CrossEncoder: sequence classification, one label, sigmoid), and semrel
+    runs ``semrel-bi``, ``semrel-cross``, ``semrel-tri`` (conditional), all untrained."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+
+    from semrel.trainers.models import build_model
+
+    root = Path(root)
+    paths = {"transformer": tiny_encoder(root / "transformer")}
+    st = SentenceTransformer(modules=[Transformer(str(paths["transformer"])), Pooling(32, pooling_mode="mean")])
+    st.save(str(root / "bi-encoder"), create_model_card=False)
+    paths["bi-encoder"] = root / "bi-encoder"
+    for kind, options in (("bi", {}), ("cross", {}), ("tri", {"conditional": True})):
+        paths[f"semrel-{kind}"] = build_model(kind, paths["transformer"], seed=1, **options
+                                              ).save_pretrained(root / f"semrel-{kind}")
+    shutil.copytree(paths["semrel-cross"], root / "cross-encoder")
+    (root / "cross-encoder" / "semrel_encoder.json").unlink()
+    paths["cross-encoder"] = root / "cross-encoder"
+    return paths

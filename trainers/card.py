@@ -284,3 +284,26 @@ Training loss:
 ```
 """
     return write_card(output_dir, metadata, body)
+
+
+def write_section(folder, heading: str, section: str, parameter: str = "card") -> Path:
+    """``folder/README.md`` with its ``heading`` section (from the heading to the next ``## ``
+    heading) replaced by ``section``, or, where it has none, ``section`` put before
+    ``## Citation`` (else at the end); metadata untouched, the file written whole. A folder
+    without a card is a ParameterError on ``parameter``."""
+    from semrel.metrics.errors import MissingPathError
+
+    path = Path(folder) / CARD
+    if not path.is_file():
+        raise MissingPathError(parameter, str(folder), f"holds no {CARD}: no model card to write into")
+    card = ModelCard.load(path)
+    body = card.text
+    pattern = re.compile(rf"^{re.escape(heading)}\b.*?(?=^## |\Z)", re.M | re.S)
+    section = section.rstrip() + "\n\n"
+    if pattern.search(body):
+        body = pattern.sub(lambda _: section, body, count=1)
+    elif "\n## Citation" in body:
+        body = body.replace("\n## Citation", f"\n{section}## Citation", 1)
+    else:
+        body = body.rstrip() + "\n\n" + section
+    return write_card(folder, card.data, body, parameter)

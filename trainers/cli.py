@@ -1,4 +1,4 @@
-"""``semrel fit | cv | predict | ensemble | models``: fine-tune and use encoders.
+"""``semrel fit | cv | predict | ensemble | models | benchmark``: fine-tune, use and judge encoders.
 
     semrel fit --dataset str-2021 --config cv-fold-0 --encoder bi --model minilm --output DIR
     semrel fit --dataset build/hub/datasets/str-2021 --config cv-fold-0 --model minilm --output DIR
@@ -7,6 +7,7 @@
     semrel cv --dataset str-2021 --member bi@mpnet --member cross@mpnet --output DIR
     semrel ensemble --member DIR1 --member DIR2 --method rank --output DIR
     semrel models
+    semrel benchmark --model minilm --model DIR [--only semrel-2024] [--output OUT] [--card DIR]
 
 Multi-GPU / multi-process: ``torchrun --nproc_per_node N -m semrel fit ...`` (same arguments;
 ``--batch-size`` is per process). The training flags are the options of
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from semrel.command_line import UsageError, integer, number
@@ -31,6 +33,7 @@ from semrel.metrics.errors import ParameterError
 from semrel.metrics.output_files import check_output
 
 from .cli_flags import (
+    add_benchmark_flags,
     add_data_flags,
     add_model_kind_flag,
     add_selection_flags,
@@ -67,8 +70,10 @@ def register(commands) -> None:
     add_data_flags(p_predict)
     flag(p_predict, "--config", default="default", help="dataset config")
     flag(p_predict, "--model", "model_path", required=True,
-         help="a run of semrel fit or an ensemble: its folder or Hub model id "
-              "namespace/name[@revision]")
+         help="any model: a run or ensemble saved by semrel, a sentence-transformers bi-encoder or "
+              "CrossEncoder, a transformers encoder (mean-pooled), a packaged name (minilm, "
+              "mpnet, e5-small), or a Hub model id namespace/name[@revision]; one semrel did not "
+              "train scores zero-shot")
     add_model_kind_flag(p_predict)
     flag(p_predict, "--split", default="test", help="split to predict")
     flag(p_predict, "--output", "path", required=True,
@@ -92,6 +97,8 @@ def register(commands) -> None:
               "test-split predictions)")
     flag(p_ens, "--output", "path", required=True, help="ensemble folder")
     command(commands, "models", run_models, "the packaged verified models and how to get them")
+    add_benchmark_flags(command(commands, "benchmark", run_benchmark,
+                                "score any models on every labelled set, with intervals"))
 
 
 def _load_kwargs(args) -> dict:
@@ -183,15 +190,15 @@ def _member_model(spec: str, model: str, args, values: dict):
         raise ParameterError("member", spec, exc.rule) from None
 
 
-def _predict_range(args, load_kwargs: dict):
-    """``predict``'s data, on the score range the run at ``--model`` was trained on: a
-    ``--score-range`` that differs from it is refused, and data that records no range takes
-    it."""
+def _predict_range(args, load_kwargs: dict, model_path: Path):
+    """``predict``'s data, on the score range the run at ``--model`` (``model_path``) was
+    trained on: a ``--score-range`` that differs from it is refused, and data that records no
+    range takes it."""
     from semrel.dataset_scripts.pairs import load_pairs
 
     from .run_folder import recorded_score_range
 
-    recorded = recorded_score_range(args.model)
+    recorded = recorded_score_range(model_path)
     if recorded is not None and args.score_range is not None:
         (lo, hi), source = recorded
         if check_score_range(args.score_range) != (lo, hi):
@@ -329,22 +336,23 @@ def _run_cv_members(args: argparse.Namespace) -> int:
 
 
 def run_predict(args: argparse.Namespace) -> int:
-    """``semrel predict``: a split's predictions as a submission file."""
+    """``semrel predict``: a split's predictions as a submission file, by any model."""
     if args.score_range is not None:  # the checks that need no torch come first
         check_score_range(args.score_range)
     from . import run_folder as folders
+    from .scoring import check_model_folder
 
-    args.model = str(folders.check_run_folder(_model_ref(args.model, args, "model_path").path,
-                                              "model_path"))
-    check_output(args.output, "path", {"model_path": [args.model]}, data=_data(args))
+    ref = _model_ref(args.model, args, "model_path")
+    check_model_folder(ref, "model_path")
+    check_output(args.output, "path", {"model_path": [str(ref.path)]}, data=_data(args))
     folders.check_output_file(args.output, "path")
     _check_cache(args)
     from .prediction import predict, write_submission
 
-    data = _predict_range(args, _load_kwargs(args))
+    data = _predict_range(args, _load_kwargs(args), ref.path)
     rows = data.splits[args.split] if args.split in data.splits else None
     ids = list(rows["pair_id"]) if rows is not None and "pair_id" in rows.column_names else None
-    path = write_submission(predict(args.model, data, args.split), args.output, ids=ids)
+    path = write_submission(predict(str(ref.path), data, args.split, kind=ref.kind), args.output, ids=ids)
     print(f"{len(data.splits[args.split])} predictions of {data.name}/{args.split} -> {path}")
     return 0
 
@@ -380,3 +388,94 @@ def run_models(args: argparse.Namespace) -> int:
             where = f"not available: {exc}"
         print(f"{name:<7} {model.hub_id} ({model.license}): {where}")
     return 0
+
+
+def run_benchmark(args: argparse.Namespace) -> int:
+    """``semrel benchmark``: every ``--model`` on every labelled set; the table on stdout,
+    ``--output`` files, ``--card`` section."""
+    from semrel.command_line import check_mirror
+    from semrel.dataset_scripts.benchmark_sets import select_sets
+
+    from .model_ref import resolve_model_ref
+    from .scoring import check_model_folder
+
+    check_mirror(args.mirror)
+    refs = [resolve_model_ref(m, kind=args.model_kind, parameter="model") for m in args.model]
+    seen: dict = {}
+    for ref in refs:
+        check_model_folder(ref, "model")
+        where = ref.path.resolve()
+        if where in seen:
+            raise ParameterError("model", ref.spec, f"is {seen[where]} again: give each model once")
+        seen[where] = ref.spec
+    card = _card_model(args.card, refs) if args.card is not None else None
+    if args.output is not None:
+        try:
+            import matplotlib  # noqa: F401  (the picture; fail before scoring, not after)
+        except ImportError:
+            raise UsageError("--output draws benchmark.png with matplotlib: pip install "
+                             "'matplotlib>=3.8' (the report extra)") from None
+        check_output(args.output, "output", {"model": [str(r.path) for r in refs]}, folder=True)
+        from .run_folder import check_output_folder
+
+        check_output_folder(args.output, "output")
+    sets = select_sets(args.only, mirror=args.mirror, cache_dir=args.cache_dir,
+                       data_dirs=_data_dirs(args.data_dir), password=args.password)
+    from .benchmark import load_sets
+    from .benchmark import run_benchmark as score
+    from .benchmark.report import CARD_HEADING, card_section, table, write_outputs
+    from .card import write_section
+    from .scoring import DEFAULT, load_scorer
+
+    loaded = load_sets(sets, mirror=args.mirror)
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    scorers = [load_scorer(ref, max_length=args.max_length, batch_size=args.batch_size,
+                           cache_dir=None if args.no_score_cache else (args.score_cache or DEFAULT),
+                           progress=progress) for ref in refs]
+    try:
+        result = score(scorers, loaded, n_resamples=args.resamples)
+    except KeyboardInterrupt:
+        print("semrel benchmark: interrupted; the score cache keeps every batch it finished (a "
+              "second run encodes the rest only)", file=sys.stderr)
+        return 130
+    finally:
+        for scorer in scorers:
+            scorer.close()
+    print(table(result))
+    if args.output is not None:
+        for path in write_outputs(result, args.output):
+            print(f"-> {path}")
+    if card is not None:
+        print(f"-> {write_section(card.path, CARD_HEADING, card_section(result, card.spec))}")
+    return 0
+
+
+def _card_model(run: str, refs):
+    """The ``--model`` whose card ``--card RUN`` names: a semrel run or ensemble among them."""
+    where = Path(run).expanduser().resolve()
+    for ref in refs:
+        if ref.path.resolve() == where:
+            if ref.kind not in ("semrel", "ensemble"):
+                raise ParameterError("card", run, f"is a {ref.kind} model, not a run or ensemble "
+                                     "saved by semrel (whose card semrel writes)")
+            from .run_folder import CARD, check_output_file
+
+            if not (where / CARD).is_file():
+                raise ParameterError("card", run, f"holds no {CARD}: no model card to write into")
+            check_output_file(where / CARD, "card")
+            return ref
+    raise ParameterError("card", run, "must be one of the {model} folders: its results are "
+                         "what the card gets")
+
+
+def _data_dirs(values) -> dict[str, str]:
+    """``--data-dir DATASET=DIR`` (repeated) as {dataset: DIR}."""
+    out = {}
+    for value in values or ():
+        name, sep, folder = value.partition("=")
+        if not sep or not name or not folder:
+            raise ParameterError("data_dirs", value, "must be DATASET=DIR (e.g. c-sts=~/csts)")
+        if not Path(folder).expanduser().is_dir():
+            raise ParameterError("data_dirs", value, f"{folder} is not a folder")
+        out[name] = folder
+    return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import functools
 
-from semrel.command_line import UsageError, add_command, integer, number
+from semrel.command_line import UsageError, add_command, at_least, integer, number
 from semrel.metrics.errors import ParameterError
 
 from .options import MODEL_KINDS, OPTIONS, check_arguments
@@ -163,3 +163,39 @@ def selection_values(args: argparse.Namespace) -> dict:
         raise ParameterError("save_steps", args.save_steps, "excludes {eval_dataset}: checkpoints "
                              "are saved at each evaluation (every {eval_steps} steps or epoch)")
     return selection_arguments(args.metric_for_best or "spearman", args.eval_steps)
+
+
+def add_benchmark_flags(p: argparse.ArgumentParser) -> None:
+    """The flags of ``semrel benchmark``."""
+    from semrel.dataset_scripts.benchmark_sets import BENCHMARK_DATASETS
+
+    from .model_ref import KINDS
+
+    flag(p, "--model", "model", action="append", required=True, metavar="MODEL",
+         help="a model (repeat): a packaged name (minilm, mpnet, e5-small), a semrel run or "
+              "ensemble, a sentence-transformers bi-encoder or CrossEncoder, a transformers "
+              "encoder folder")
+    flag(p, "--model-kind", "kind", "model_kind", choices=KINDS,
+         help="read every --model as this kind (default: told by its files)")
+    flag(p, "--only", "only", action="append", metavar="SET",
+         help=f"score only these (repeat): a dataset ({', '.join(BENCHMARK_DATASETS)}) or the "
+              "start of a set name (semrel-2024/eng, crowd-sts/pairs/test)")
+    flag(p, "--output", "output", help="folder for benchmark.json, benchmark.md, benchmark.png")
+    flag(p, "--card", "card", metavar="RUN",
+         help="write RUN's results (one of the --model, a semrel run) into its model card")
+    flag(p, "--mirror", help="mirror directory of the upstream files ($SEMREL_MIRROR)")
+    flag(p, "--data-dir", "data_dirs", action="append", metavar="DATASET=DIR",
+         help="user-supplied data of a dataset (c-sts=DIR)")
+    flag(p, "--password", help="C-STS password (else $CSTS_PASSWORD)")
+    flag(p, "--cache-dir", help="datasets cache directory")
+    flag(p, "--score-cache", metavar="DIR",
+         help="where computed embeddings and scores are kept (default: $SEMREL_CACHE/scores, "
+              "else ~/.cache/semrel/scores)")
+    flag(p, "--no-score-cache", action="store_true", help="keep nothing on disk")
+    flag(p, "--batch-size", "batch_size", type=at_least(1), default=64, help="texts per batch")
+    flag(p, "--max-length", "max_length", type=at_least(1),
+         help="tokens per text (default: each model's own); longer ones are cut and counted")
+    flag(p, "--resamples", "n_resamples", type=at_least(100), default=1000,
+         help="bootstrap resamples of each interval and comparison")
+    flag(p, "--progress", action=argparse.BooleanOptionalAction,
+         help="a progress bar per model (default: when stderr is a terminal)")

@@ -120,6 +120,11 @@ class Ensemble:
             raise ValueError("this ensemble's members are conditional: give a condition column")
         columns = [encoder.predict(sentence1, sentence2, condition, batch_size=batch_size)
                    for encoder in self.encoders]
+        return self.combined(columns, sentence1, sentence2)
+
+    def combined(self, columns, sentence1, sentence2) -> np.ndarray:
+        """The members' scores of the pairs (one column per member, in order) combined by the
+        ensemble's method (see :meth:`predict`)."""
         if self.learned is not None:
             return self.learned.predict(np.column_stack(columns), sentence1, sentence2)
         return combine(self.method, np.column_stack(columns), weights=self.weights,

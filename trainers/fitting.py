@@ -33,8 +33,10 @@ from .run_folder import (
     finish_run,
     prepare_output,
     resume_point,
+    seen_part,
     write_metrics,
     write_predictions,
+    write_seen_pairs,
 )
 from .selection import DevSplit, check_selection, selection_record
 from .starting_point import base_model, pooling_note, starting_folder
@@ -118,7 +120,8 @@ def fit(data: PairData, model_path: str | os.PathLike | ModelRef, args: PairTrai
     model id ``namespace/name[@revision]`` or a resolved
     :class:`~trainers.model_ref.ModelRef`; the transformer it starts from is
     :func:`~trainers.starting_point.starting_folder`'s) on the ``train`` split,
-    evaluate on :func:`eval_split_name`, save model + model card + figures in the run
+    evaluate on :func:`eval_split_name`, save model + model card + figures + the hashes of
+    the pairs it trained and chose on (:mod:`~trainers.run_folder.seen`) in the run
     folder ``args.output_dir`` (the Trainer's checkpoints, e.g. with ``save_strategy="steps"``,
     in its ``checkpoints``).
 
@@ -214,6 +217,9 @@ def fit(data: PairData, model_path: str | os.PathLike | ModelRef, args: PairTrai
                                    base_model=base_model(ref, start))
         model.save_pretrained(output_dir)  # with its card
         write_metrics(output_dir, finite_or_null(asdict(result)))
+        write_seen_pairs(output_dir, [seen_part("train", data.name, "train", data.splits["train"])]
+                         + ([] if eval_data is None else [seen_part("selection", eval_data.data.name,
+                                                                    eval_data.split, eval_data.rows)]))
         if eval_name is not None:
             write_predictions(output_dir, PREDICTIONS, data, eval_name, predictions, labels,
                               encoder=model.kind, conditional=model.conditional)

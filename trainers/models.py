@@ -391,11 +391,14 @@ class TriPairEncoder(BiPairEncoder):
 
     def pair_vectors(self, input_ids, attention_mask, token_type_ids):
         s1, s2, c = self.embed(input_ids, attention_mask, token_type_ids).chunk(3, dim=0)
-        c = self.condition_transform(c)
+        return self.conditioned(s1, c), self.conditioned(s2, c)
+
+    def conditioned(self, sentence: torch.Tensor, condition: torch.Tensor) -> torch.Tensor:
+        """``h = f(s, W_c · c + b_c)`` of pooled sentence and condition vectors (batch, dim)."""
+        c = self.condition_transform(condition)
         if self.combine == "hadamard":
-            return s1 * c, s2 * c
-        return (self.concat_linear(torch.cat([s1, c], dim=-1)),
-                self.concat_linear(torch.cat([s2, c], dim=-1)))
+            return sentence * c
+        return self.concat_linear(torch.cat([sentence, c], dim=-1))
 
     def save_pretrained(self, path):
         return PairEncoder.save_pretrained(self, path)

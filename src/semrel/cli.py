@@ -3,6 +3,7 @@
     semrel build|verify|push ...              datasets, metric Spaces, report -> build/hub (the Hub)
     semrel bws score|reliability|design ...   Best-Worst Scaling annotation files and tuple designs
     semrel fit|cv|predict|ensemble|models ... fine-tune and use encoders
+    semrel benchmark --model M [--model M2]   any models on every labelled set, with intervals
     semrel evaluate PREDICTIONS... --split S   SemEval-2024 Task 1 evaluation: Spearman per language
 
 Every command shares one parser class: a typo, a missing file or a value outside its rule is

@@ -140,6 +140,10 @@ RUN_FAULTS = {**BASE_FAULTS,
               "encoder-not-json": "semrel_encoder.json is not valid JSON (truncated or corrupt: "
                                   "Expecting property name enclosed in double quotes, line 1 "
                                   "column 2)"}
+PREDICT_FAULTS = {**RUN_FAULTS,  # predict takes any model: a folder is read by its kind
+                  "missing": BASE_FAULTS["missing"],
+                  "empty": "a folder of unknown kind: none of semrel_encoder.json, "
+                           "semrel_ensemble.json, modules.json or config.json is in it"}
 
 CASES = [  # (case id, argv, the one line on stderr after "semrel COMMAND: error: ")
     *[(f"fit --model {f}", [*FIT, "--model", f"{{base-{f}}}", "--output", "{tmp}/o"],
@@ -158,11 +162,7 @@ CASES = [  # (case id, argv, the one line on stderr after "semrel COMMAND: error
     *[(f"cv --member {f}", [*CV, "--member", f"bi@{{base-{f}}}", "--output", "{tmp}/o"],
        f"--member bi@{{base-{f}}}: {m}") for f, m in BASE_FAULTS.items()],
     *[(f"predict --model {f}", [*PREDICT, "--model", f"{{run-{f}}}", "--output", "{tmp}/p.json"],
-       f"--model {{run-{f}}}: {m}") for f, m in RUN_FAULTS.items()],
-    ("predict --model a plain transformer", [*PREDICT, "--model", "{base}", "--output",
-                                             "{tmp}/p.json"],
-     "--model {base}: holds no semrel_encoder.json: not a model saved by `semrel fit` (a plain "
-     "transformer folder is a starting model for fit)"),
+       f"--model {{run-{f}}}: {m}") for f, m in PREDICT_FAULTS.items()],
     ("predict --model ensemble corrupt", [*PREDICT, "--model", "{ensemble-corrupt}", "--output",
                                           "{tmp}/p.json"],
      "--model {ensemble-corrupt}: semrel_ensemble.json is not valid JSON (truncated or corrupt: "

@@ -8,6 +8,7 @@ A run folder (``semrel fit``'s ``output_dir``)::
     semrel_head.safetensors     parameters outside the transformer (tri-encoder)
     metrics.json                what fit measured, on which data and score range, with which options
     eval_predictions.json       scores on the evaluated split, with the gold labels
+    seen_pairs.json             hashes of the pairs it trained and chose its checkpoint on
     selection_predictions.json  the kept model's dev predictions (when a dev split chose it)
     README.md                   the model card
     checkpoints/semrel_run.json the run's fingerprint; checkpoints/ stays local
@@ -18,6 +19,7 @@ A CV folder holds its fingerprint and one run folder per fold; an ensemble folde
 * :mod:`.files`: the names, and one reader and one whole-file writer per file;
 * :mod:`.schema`: what each JSON file holds, checked by its reader;
 * :mod:`.predictions`: the predictions files and the CV folders' folds;
+* :mod:`.seen`: the pairs a run saw, as hashes;
 * :mod:`.checks`: what a folder argument must be before a command uses it;
 * :mod:`.output`: which folder a run may use, its fingerprint (marked incomplete until the run
   has written everything), where it resumes.
@@ -49,6 +51,7 @@ from .files import (
     MEMBERS,
     METRICS,
     PREDICTIONS,
+    SEEN,
     SELECTION,
     WEIGHT_FILES,
     read_encoder_config,
@@ -79,15 +82,16 @@ from .predictions import (
     same_folds,
     write_predictions,
 )
+from .seen import pair_hashes, seen_pairs, seen_part, write_seen_pairs
 
 __all__ = [
     "CARD", "CHECKPOINTS", "CONFIG", "ENCODER_CONFIG", "ENSEMBLE", "HEAD", "MEMBERS",
-    "METRICS", "PREDICTIONS", "SELECTION", "WEIGHT_FILES", "RunPredictions",
+    "METRICS", "PREDICTIONS", "SEEN", "SELECTION", "WEIGHT_FILES", "RunPredictions",
     "check_checkpoint_folder", "check_checkpoint_run", "check_cv_folder", "check_encoder_folder",
     "check_ensemble_output", "check_output", "check_output_file", "check_output_folder",
     "check_run_folder", "check_same_rows", "check_transformer_folder", "cv_folds", "finish_run",
-    "holds_run", "last_complete_checkpoint", "load_run", "member_facts", "prepare_output",
+    "holds_run", "last_complete_checkpoint", "load_run", "member_facts", "pair_hashes", "prepare_output",
     "read_cvs", "read_encoder_config", "read_ensemble", "read_metrics",
-    "recorded_score_range", "resume_point", "run_data", "same_folds", "write_encoder_config",
-    "write_ensemble", "write_metrics", "write_predictions", "write_text",
+    "recorded_score_range", "resume_point", "run_data", "same_folds", "seen_pairs", "seen_part", "write_encoder_config",
+    "write_ensemble", "write_metrics", "write_predictions", "write_seen_pairs", "write_text",
 ]

@@ -20,6 +20,7 @@ from .schema import (
     ENSEMBLE_SCHEMA,
     FINGERPRINT_SCHEMA,
     METRICS_SCHEMA,
+    SEEN_SCHEMA,
     TRAINER_STATE_SCHEMA,
     Schema,
 )
@@ -40,6 +41,7 @@ HEAD = "semrel_head.safetensors"  # parameters outside the transformer (tri-enco
 METRICS = "metrics.json"  # what fit measured and the options it ran with
 PREDICTIONS = "eval_predictions.json"  # scores on the evaluated split, with the gold labels
 SELECTION = "selection_predictions.json"  # the kept model's dev predictions
+SEEN = "seen_pairs.json"  # hashes of the pairs it trained and chose its checkpoint on
 CARD = "README.md"  # the model card
 CHECKPOINTS = "checkpoints"  # the Trainer's checkpoint-N folders; stays local
 RUN_FILE = f"{CHECKPOINTS}/semrel_run.json"  # the run's fingerprint (names the local model path)
@@ -126,6 +128,19 @@ def read_metrics(folder: Path, parameter: str = "model_path", value=None) -> dic
 def write_metrics(folder: Path, record: dict) -> Path:
     """``metrics.json``; a figure must be a number or null (NaN is not JSON)."""
     return write_json(Path(folder) / METRICS, record, indent=2, allow_nan=False)
+
+
+def read_seen(folder: Path, parameter: str = "model", value=None) -> dict | None:
+    """``seen_pairs.json`` of a run (:mod:`.seen`), or None where the run has none (written
+    before semrel recorded it)."""
+    file = Path(folder) / SEEN
+    if not file.is_file():
+        return None
+    return read_checked(file, SEEN_SCHEMA, parameter, str(folder) if value is None else value)
+
+
+def write_seen(folder: Path, record: dict) -> Path:
+    return write_json(Path(folder) / SEEN, record, "output_dir")
 
 
 def read_fingerprint(folder: Path, parameter: str = "output_dir", value=None) -> dict | None:

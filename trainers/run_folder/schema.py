@@ -334,3 +334,14 @@ ENSEMBLE_SCHEMA = Schema({
     "learned": _LEARNED.rule,
 }, required=("method", "members", "score_range", "conditional", "weights"),
     check=_ensemble_parts)
+
+
+# seen_pairs.json (trainers.run_folder.seen): the pairs a run trained and chose its checkpoint on
+PAIR_HASH = value(lambda v: isinstance(v, str) and len(v) == 16 and all(c in "0123456789abcdef" for c in v),
+                  "16 lower-case hex digits")
+_SEEN_PART = Schema({"role": one_of(("train", "selection")), "data": STRING, "split": STRING,
+                     "pairs": list_of(PAIR_HASH, "a list of pair hashes")},
+                    required=("role", "data", "split", "pairs"),
+                    says="an object (role, data, split, pairs)")
+SEEN_SCHEMA = Schema({"hash": STRING, "parts": list_of(_SEEN_PART.rule, "a list of the splits seen")},
+                     required=("hash", "parts"))

@@ -1,0 +1,54 @@
+"""The benchmark's evaluation sets: every labelled (dataset, config, split[, subset]), loaded whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from semrel.dataset_scripts.benchmark_sets import BENCHMARK_DATASETS, NoLabels, benchmark_sets
+from semrel.metrics.errors import ParameterError
+
+
+def test_every_set_once_with_its_range_and_languages(fixture_mirror):
+    sets = benchmark_sets(fixture_mirror)
+    names = [s.name for s in sets]
+    assert len(names) == len(set(names))
+    assert {s.dataset for s in sets} == set(BENCHMARK_DATASETS)
+    semrel = {(s.config, s.split) for s in sets if s.dataset == "semrel-2024"}
+    assert ("eng", "validation") in semrel and ("esp", "test") in semrel
+    assert not any(split == "train" for _, split in semrel)  # English train is STR-2021
+    assert {s.subset for s in sets if s.dataset == "str-2021"} >= {None, "SNLI", "Wikipedia"}
+    czech = next(s for s in sets if s.dataset == "czech-news-sts")
+    assert (czech.score_range, czech.languages) == ((0.0, 6.0), ("cs",))
+    assert next(s for s in sets if s.config == "hau").languages == ("ha",)
+    assert {s.config for s in sets if s.dataset == "crowd-sts"} >= {"pairs", "pairs-filtered-all"}
+
+
+def test_user_data_sets_say_why_they_are_skipped(fixture_mirror):
+    skipped = [s for s in benchmark_sets(fixture_mirror) if s.skip]
+    assert skipped and {s.dataset for s in skipped} == {"c-sts"}
+    assert "--data-dir c-sts=DIR" in skipped[0].skip
+
+
+def test_a_subset_holds_its_rows_only(fixture_mirror, cache_dir):
+    sets = benchmark_sets(fixture_mirror, cache_dir=cache_dir, only=("str-2021",))
+    whole = sets[0].load()
+    parts = {s.subset: s.load() for s in sets[1:]}
+    assert sum(len(p) for p in parts.values()) == len(whole)
+    for subset, rows in parts.items():
+        assert set(rows["source"]) <= {subset}
+
+
+def test_a_split_without_scores_says_why(fixture_mirror, cache_dir):
+    sets = {s.name: s for s in benchmark_sets(fixture_mirror, cache_dir=cache_dir,
+                                                only=("semrel-2024",))}
+    with pytest.raises(NoLabels, match="Spanish test scores were never published"):
+        sets["semrel-2024/esp/test"].load()
+    rows = sets["semrel-2024/eng/validation"].load()
+    assert len(rows) and None not in rows["score"]
+
+
+def test_unknown_dataset_is_refused():
+    with pytest.raises(ParameterError, match="only='sts-b': is not a benchmarked dataset"):
+        benchmark_sets(only=("sts-b",))
+    with pytest.raises(ParameterError, match="takes no user-supplied data"):
+        benchmark_sets(data_dirs={"str-2021": "x"})

@@ -1,0 +1,172 @@
+"""Score models on benchmark sets: every cell (:mod:`.cells`), and with two or more models their
+paired comparison per set, corrected across the sets.
+
+Each model encodes the distinct texts of every set it may score in one pass first
+(:meth:`~trainers.scoring.base.Scorer.precompute`: sorted by length, cached), so the cells only
+read what is computed. Comparison: :func:`semrel.metrics.compare.compare_correlations` on the
+pairs both models scored -- the paired bootstrap of the Spearman difference (its percentile
+95 % interval and two-sided p) and Williams' test of the Pearson difference; each pair of models
+is tested on every set it shares, and the Spearman p-values of those tests are Holm-adjusted
+together (:func:`semrel.metrics.multiple_testing.holm`), so "better on some set" claims keep a
+5 % family-wise error rate.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import sys
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from semrel.dataset_scripts.benchmark_sets import BenchmarkSet, NoLabels
+from semrel.dataset_scripts.ceilings import HumanCeiling, human_ceiling
+from semrel.metrics.compare import compare_correlations
+from semrel.metrics.errors import DataValidationError, ParameterError
+from semrel.metrics.multiple_testing import CORRECTIONS, holm
+
+from .cells import Cell, refusal, score_cell
+from .overlap import seen_by
+
+CORRECTION = (f"{CORRECTIONS['holm']}, over the sets each pair of models shares; on the paired "
+              "bootstrap p-value of the Spearman difference")
+
+
+@dataclass
+class LoadedSet:
+    """A benchmark set as loaded: ``rows`` (None where it could not be), why not (``reason``),
+    and its human ceiling."""
+
+    bset: BenchmarkSet
+    rows: object = None
+    status: str = "loaded"
+    reason: str = ""
+    ceiling: HumanCeiling | None = None
+
+    def as_dict(self) -> dict:
+        b = self.bset
+        return {"name": b.name, "dataset": b.dataset, "config": b.config, "split": b.split,
+                "subset": b.subset, "score_range": list(b.score_range), "languages": list(b.languages),
+                "n": 0 if self.rows is None else len(self.rows), "status": self.status,
+                "reason": self.reason, "ceiling": None if self.ceiling is None else asdict(self.ceiling)}
+
+
+@dataclass
+class BenchmarkResult:
+    """Every model, set, cell and comparison of one run; ``correction``: the multiple-comparison
+    correction, in words."""
+
+    models: list[dict]
+    sets: list[LoadedSet]
+    cells: list[Cell]
+    comparisons: list[dict]
+    correction: str = CORRECTION
+
+    def cell(self, model: str, set_name: str) -> Cell:
+        return next(c for c in self.cells if c.model == model and c.set == set_name)
+
+    def as_dict(self) -> dict:
+        return {"models": self.models, "sets": [s.as_dict() for s in self.sets],
+                "cells": [c.as_dict() for c in self.cells], "comparisons": self.comparisons,
+                "correction": self.correction}
+
+
+def load_sets(sets: list[BenchmarkSet], *, mirror=None) -> list[LoadedSet]:
+    """Each set loaded, or marked (skipped: no labels, no user data; failed: a data error, in
+    one line), with its human ceiling."""
+    loaded = []
+    for bset in sets:
+        entry = LoadedSet(bset)
+        if bset.skip:
+            entry.status, entry.reason = "skipped", bset.skip
+        else:
+            try:
+                entry.rows = bset.load()
+            except NoLabels as exc:
+                entry.status, entry.reason = "skipped", str(exc)
+            except (DataValidationError, ParameterError, OSError, ValueError) as exc:
+                entry.status, entry.reason = "failed", f"{bset.name}: {exc}".splitlines()[0]
+        if entry.rows is not None:
+            entry.ceiling = ceiling_of(bset, mirror)
+        loaded.append(entry)
+    return loaded
+
+
+def ceiling_of(bset: BenchmarkSet, mirror=None) -> HumanCeiling:
+    """The set's human ceiling; a subset's where :func:`human_ceiling` takes ``subset``."""
+    if bset.subset is not None:
+        if "subset" not in inspect.signature(human_ceiling).parameters:
+            return HumanCeiling(None, note="not available for a subset")
+        return human_ceiling(bset.dataset, bset.config, bset.split, mirror=mirror, subset=bset.subset)
+    return human_ceiling(bset.dataset, bset.config, bset.split, mirror=mirror)
+
+
+def run_benchmark(scorers: list, sets: list[LoadedSet], *, n_resamples: int = 1000,
+                  log=None) -> BenchmarkResult:
+    """Every cell of ``scorers`` (:func:`~trainers.scoring.load_scorer`) × ``sets``
+    (:func:`load_sets`), then the comparisons (see module docstring). ``log``: a function
+    that takes a line of progress (default: stderr)."""
+    log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+    models, cells = [], []
+    for scorer in scorers:
+        seen = seen_by(scorer)
+        start = time.perf_counter()
+        scorable = [s for s in sets if s.rows is not None and not refusal(scorer, seen, s.bset, s.rows)]
+        columns = _columns(scorable, scorer.conditional)
+        computed = scorer.precompute(*columns)
+        encode_seconds = time.perf_counter() - start
+        log(f"{scorer.spec}: {computed} text units computed, the rest cached "
+            f"({len(columns[0])} pairs, {encode_seconds:.1f} s)")
+        for entry in sets:
+            if entry.rows is None:
+                cells.append(Cell(scorer.spec, entry.bset.name, entry.status, entry.reason))
+                continue
+            value = entry.ceiling.value if entry.ceiling else None
+            cells.append(score_cell(scorer, seen, entry.bset, entry.rows, value,
+                                    n_resamples=n_resamples))
+        models.append({"spec": scorer.spec, "kind": scorer.kind, "path": str(scorer.path),
+                       "key": scorer.key, "settings": scorer.settings(), **scorer.facts,
+                       "conditional": scorer.conditional,
+                       "training_on_record": seen.known, "computed": computed,
+                       "seconds": time.perf_counter() - start, "encode_seconds": encode_seconds})
+    comparisons = compare_models([m["spec"] for m in models], sets, cells, n_resamples=n_resamples)
+    return BenchmarkResult(models, sets, cells, comparisons)
+
+
+def _columns(sets: list[LoadedSet], conditional: bool) -> tuple[list, list, list | None]:
+    s1, s2, c = [], [], []
+    for entry in sets:
+        s1 += entry.rows["sentence1"]
+        s2 += entry.rows["sentence2"]
+        if conditional:
+            c += entry.rows["condition"]
+    return s1, s2, c if conditional else None
+
+
+def compare_models(models: list[str], sets: list[LoadedSet], cells: list[Cell], *,
+                   n_resamples: int = 1000) -> list[dict]:
+    """Per set, each pair of models that both scored it (see module docstring); the Holm-adjusted
+    p-value of each pair of models over its sets in ``spearman_p_holm``."""
+    by_key = {(c.model, c.set): c for c in cells}
+    out = []
+    for first, second in itertools.combinations(models, 2):
+        tests = []
+        for entry in sets:
+            a, b = by_key.get((first, entry.bset.name)), by_key.get((second, entry.bset.name))
+            if not (a and b and a.status == b.status == "scored"):
+                continue
+            gold = np.asarray(entry.rows["score"], dtype=np.float64)
+            record = {"set": entry.bset.name, "model1": first, "model2": second}
+            try:
+                record.update(compare_correlations(a.predictions, b.predictions, gold,
+                                                   n_resamples=n_resamples).as_dict())
+            except ValueError as exc:
+                record["error"] = str(exc)
+            tests.append(record)
+        tested = [t for t in tests if "error" not in t]
+        for t, p in zip(tested, holm([t["spearman_p_value"] for t in tested]), strict=True):
+            t["spearman_p_holm"] = float(p)
+        out += tests
+    return out

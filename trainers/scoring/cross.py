@@ -1,0 +1,86 @@
+"""Cross-encoder scorers: one joint sequence per pair, its score computed once per distinct
+(sentence1, sentence2[, condition]).
+
+* :class:`CrossEncoderScorer` -- a sentence-transformers ``CrossEncoder`` folder (a
+  sequence-classification transformer with one label), scored by ``CrossEncoder.predict`` with
+  the activation its config declares (a sigmoid: scores on the [0, 1] label scale; none: logits);
+* :class:`SemrelCrossScorer` -- a cross-encoder saved by ``semrel fit``
+  (:class:`~trainers.models.CrossPairEncoder`), conditional ones included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Scorer
+from .encoders import _device, token_counts
+
+
+class _PairScorer(Scorer):
+    def combine(self, values):
+        return values[0][:, 0]
+
+
+class CrossEncoderScorer(_PairScorer):
+    """A sentence-transformers ``CrossEncoder`` (see module docstring)."""
+
+    kind = "cross-encoder"
+
+    def load(self):
+        from sentence_transformers import CrossEncoder
+
+        self.model = CrossEncoder(str(self.path), device=_device(self.device_name), local_files_only=True,
+                                  max_length=self.requested_max_length)
+        activation = type(self.model.activation_fn).__name__
+        return {"max_length": self.model.max_seq_length, "activation": activation,
+                "scale": "label" if activation == "Sigmoid" else "logit"}
+
+    def pair_units(self, sentence1, sentence2, condition):
+        return ((sentence1, sentence2),)
+
+    def lengths(self, units):
+        return token_counts(self.model.tokenizer, [a for a, _ in units], [b for _, b in units])
+
+    def compute(self, units):
+        scores = self.model.predict([list(u) for u in units], batch_size=len(units),
+                                    convert_to_numpy=True, show_progress_bar=False)
+        return np.asarray(scores, dtype=np.float32).reshape(len(units), 1)
+
+
+class SemrelCrossScorer(_PairScorer):
+    """A cross-encoder saved by ``semrel fit`` (see module docstring)."""
+
+    kind = "semrel"
+
+    def __init__(self, spec, path, **options):
+        super().__init__(spec, path, **options)
+        from ..run_folder import read_encoder_config
+
+        self.conditional = bool(read_encoder_config(self.path, "model", spec).get("conditional", False))
+
+    def load(self):
+        from ..models import PairEncoder
+
+        self.device = _device(self.device_name)
+        self.model = PairEncoder.from_pretrained(self.path).to(self.device).eval()
+        if self.requested_max_length is not None:
+            self.model.max_length = self.requested_max_length
+        return {"max_length": self.model.max_length, "scale": "label", "encoder": "cross"}
+
+    def pair_units(self, sentence1, sentence2, condition):
+        return ((sentence1, sentence2) if condition is None else (sentence1, sentence2, condition),)
+
+    def _columns(self, units):
+        return ([u[0] for u in units], [u[1] for u in units],
+                [u[2] for u in units] if self.conditional else None)
+
+    def lengths(self, units):
+        first, second = self.model.texts(*self._columns(units))
+        return token_counts(self.model.tokenizer, first, second)
+
+    def compute(self, units):
+        import torch
+
+        with torch.inference_mode():
+            batch = self.model.tokenize(*self._columns(units)).to(self.device)
+            return self.model(**batch).scores.float().cpu().numpy().reshape(len(units), 1)

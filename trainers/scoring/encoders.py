@@ -1,0 +1,153 @@
+"""Bi-encoder scorers: each sentence encoded apart, a pair scored by the cosine of its vectors.
+
+* :class:`SentenceTransformerScorer` -- a sentence-transformers folder (``modules.json``),
+  encoded by ``SentenceTransformer.encode`` as it is configured: its pooling and normalisation,
+  its ``max_seq_length``, and its default prompt (the packaged e5-small: ``"query: "``, the
+  prefix e5 expects for symmetric tasks);
+* :class:`TransformerScorer` -- a plain transformers encoder (``config.json`` alone): the
+  attention-mask-weighted mean of its last hidden states;
+* :class:`SemrelEncoderScorer` -- a bi- or tri-encoder saved by ``semrel fit``, through its own
+  tokenisation and pooling (:class:`~trainers.models.PairEncoder`): a conditional bi-encoder's
+  units are (sentence, condition) text pairs, a tri-encoder's vectors pass its condition layers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import EncoderScorer, cosine
+
+
+def _device(device: str | None) -> str:
+    import torch
+
+    return device or ("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def token_counts(tokenizer, first: list[str], second: list[str] | None = None) -> np.ndarray:
+    """Each text's (text pair's) token count with special tokens, untruncated."""
+    encoded = tokenizer(first, second, add_special_tokens=True, truncation=False,
+                        return_attention_mask=False, return_token_type_ids=False, verbose=False)
+    return np.array([len(ids) for ids in encoded["input_ids"]], dtype=np.int64)
+
+
+class SentenceTransformerScorer(EncoderScorer):
+    """A sentence-transformers bi-encoder (see module docstring)."""
+
+    kind = "bi-encoder"
+
+    def load(self):
+        from sentence_transformers import SentenceTransformer
+
+        self.model = SentenceTransformer(str(self.path), device=_device(self.device_name), local_files_only=True)
+        if self.requested_max_length is not None:
+            self.model.max_seq_length = self.requested_max_length
+        name = self.model.default_prompt_name
+        self.prompt = self.model.prompts.get(name, "") if name else ""
+        return {"max_length": self.model.max_seq_length, "scale": "cosine", "prompt": self.prompt}
+
+    def lengths(self, units):
+        return token_counts(self.model.tokenizer, [self.prompt + t for (t,) in units])
+
+    def compute(self, units):
+        return self.model.encode([t for (t,) in units], batch_size=len(units), convert_to_numpy=True,
+                                 show_progress_bar=False).astype(np.float32)
+
+
+class _TorchEncoder(EncoderScorer):
+    """An encoder run by semrel itself: a tokenizer, a transformer and mean pooling."""
+
+    def _embed(self, first: list[str], second: list[str] | None = None) -> np.ndarray:
+        import torch
+
+        batch = self.tokenizer(first, second, truncation=True, max_length=self.max_length,
+                               padding=True, return_tensors="pt").to(self.device)
+        with torch.inference_mode():
+            return self.embed(batch).float().cpu().numpy()
+
+
+class TransformerScorer(_TorchEncoder):
+    """A plain transformers encoder, mean-pooled (see module docstring)."""
+
+    kind = "transformer"
+
+    def load(self):
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        self.device = _device(self.device_name)
+        self.tokenizer = AutoTokenizer.from_pretrained(str(self.path))
+        self.model = AutoModel.from_pretrained(str(self.path), dtype=torch.float32).to(self.device).eval()
+        limit = min(self.tokenizer.model_max_length,
+                    getattr(self.model.config, "max_position_embeddings", 512), 512)
+        return {"max_length": self.requested_max_length or limit, "scale": "cosine", "pooling": "mean"}
+
+    def lengths(self, units):
+        return token_counts(self.tokenizer, [t for (t,) in units])
+
+    def embed(self, batch):
+        from ..models import pool
+
+        hidden = self.model(**batch).last_hidden_state
+        return pool(hidden, batch["attention_mask"], "mean")
+
+    def compute(self, units):
+        return self._embed([t for (t,) in units])
+
+
+class SemrelEncoderScorer(_TorchEncoder):
+    """A bi- or tri-encoder saved by ``semrel fit`` (see module docstring)."""
+
+    kind = "semrel"
+
+    def __init__(self, spec, path, **options):
+        super().__init__(spec, path, **options)
+        from ..run_folder import read_encoder_config
+
+        config = read_encoder_config(self.path, "model", spec)
+        self.tri = config["kind"] == "tri"
+        self.conditional = self.tri or bool(config.get("conditional", False))
+
+    def load(self):
+        from ..models import PairEncoder
+
+        self.device = _device(self.device_name)
+        self.model = PairEncoder.from_pretrained(self.path).to(self.device).eval()
+        self.tokenizer = self.model.tokenizer
+        if self.requested_max_length is not None:
+            self.model.max_length = self.requested_max_length
+        return {"max_length": self.model.max_length, "scale": "label", "encoder": self.model.kind,
+                "pooling": self.model.pooling}
+
+    def pair_units(self, sentence1, sentence2, condition):
+        if self.tri:
+            return (sentence1,), (sentence2,), (condition,)
+        if self.conditional:
+            return (sentence1, condition), (sentence2, condition)
+        return (sentence1,), (sentence2,)
+
+    def _split(self, units):
+        """The first texts and, for (sentence, condition) units, the second (all units of a
+        scorer have one width)."""
+        first = [u[0] for u in units]
+        return first, ([u[1] for u in units] if len(units[0]) == 2 else None)
+
+    def lengths(self, units):
+        return token_counts(self.tokenizer, *self._split(units))
+
+    def embed(self, batch):
+        return self.model.embed(batch["input_ids"], batch["attention_mask"], batch.get("token_type_ids"))
+
+    def compute(self, units):
+        return self._embed(*self._split(units))
+
+    def combine(self, values):
+        if not self.tri:
+            return cosine(values[0], values[1])
+        import torch
+
+        self.ensure_loaded()  # the condition layers
+        with torch.inference_mode():
+            s1, s2, c = (torch.from_numpy(v.astype(np.float32)).to(self.device) for v in values)
+            h1, h2 = self.model.conditioned(s1, c), self.model.conditioned(s2, c)
+            return cosine(h1.float().cpu().numpy(), h2.float().cpu().numpy())
