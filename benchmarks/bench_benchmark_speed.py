@@ -3,8 +3,9 @@ Spearman (to 1e-6), and the wall time of MTEB cold, semrel cold (an empty score 
 warm (the cache the cold run left).
 
 Each benchmark set (``--only``, as ``semrel benchmark --only`` takes it) becomes a local MTEB
-``AbsTaskSTS`` over the same rows (``load_data`` sets the ``DatasetDict``; no Hub access), scored
-by ``mteb.evaluate(SentenceTransformer(path), tasks, cache=None)``; semrel scores the same sets
+``AbsTaskSTS`` over the same rows (:func:`semrel.trainers.benchmark.mteb_tasks.mteb_task`; no Hub
+access), scored by ``mteb.evaluate(SentenceTransformer(path), tasks, cache=None)``; semrel scores
+the same sets
 with the functions ``semrel benchmark`` runs (:func:`semrel.trainers.benchmark.run_benchmark`:
 every distinct text encoded once over all sets, Spearman and Pearson with bootstrap intervals).
 Each timing includes loading the model; neither includes importing the libraries or loading
@@ -27,51 +28,20 @@ import platform
 import tempfile
 import time
 
-# BCP-47 tag of a benchmark set -> MTEB's ISO 639-3 + script
-MTEB_LANGUAGES = {"af": "afr-Latn", "am": "amh-Ethi", "ar": "arb-Arab", "arq": "arq-Arab",
-                  "ary": "ary-Arab", "cs": "ces-Latn", "en": "eng-Latn", "es": "spa-Latn",
-                  "ha": "hau-Latn", "hi": "hin-Deva", "id": "ind-Latn", "mr": "mar-Deva",
-                  "pa": "pan-Guru", "rw": "kin-Latn", "te": "tel-Telu"}
-
-
-def mteb_task(entry):
-    """A local MTEB STS task over a loaded benchmark set's rows (split ``test``)."""
-    import datasets
-    from mteb.abstasks.sts import AbsTaskSTS
-    from mteb.abstasks.task_metadata import TaskMetadata
-
-    bset, rows = entry.bset, entry.rows.select_columns(["sentence1", "sentence2", "score"])
-
-    class SemrelSet(AbsTaskSTS):
-        metadata = TaskMetadata(
-            name=bset.name.replace("/", "_"), description=f"semrel benchmark set {bset.name}",
-            dataset={"path": "na", "revision": "na"}, type="STS", category="t2t", modalities=["text"],
-            eval_splits=["test"], eval_langs=[MTEB_LANGUAGES[t] for t in bset.languages],
-            main_score="cosine_spearman")
-        min_score, max_score = bset.score_range
-
-        def load_data(self, **kwargs):
-            self.dataset = datasets.DatasetDict({"test": rows})
-            self.data_loaded = True
-
-    return SemrelSet()
-
 
 def run_mteb(path: str, loaded) -> tuple[dict[str, float], float, float]:
     """MTEB's cosine Spearman per set, the seconds (model load + evaluate) and the CPU seconds."""
     import mteb
     from sentence_transformers import SentenceTransformer
 
-    tasks = [mteb_task(e) for e in loaded]
+    from semrel.trainers.benchmark.mteb_tasks import mteb_task, spearman_by_set
+
+    tasks = [mteb_task(e.bset, e.rows) for e in loaded]
     start, cpu = time.perf_counter(), time.process_time()
     model = SentenceTransformer(path, device="cpu")
     result = mteb.evaluate(model, tasks=tasks, cache=None, show_progress_bar=False)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    scores = {}
-    for task_result in result.task_results:
-        name = next(e.bset.name for e in loaded if e.bset.name.replace("/", "_") == task_result.task_name)
-        scores[name] = float(task_result.scores["test"][0]["cosine_spearman"])
-    return scores, seconds, cpu
+    return spearman_by_set(result, tasks), seconds, cpu
 
 
 def run_semrel(model: str, loaded, cache_dir) -> tuple[dict[str, float], float, float, int]:

@@ -18,19 +18,23 @@ SAVED_RUNS = Path(__file__).parent / "fixtures" / "saved_runs"
 
 
 def tiny_encoder(path: str | Path, *, hidden: int = 32, layers: int = 2, seed: int = 0,
-                 dropout: float = 0.0) -> Path:
-    """Save a random BERT (``hidden`` wide, ``layers`` deep) and its word-level tokenizer at
-    ``path``; dropout 0 by default so runs are deterministic across process counts."""
+                 dropout: float = 0.0, texts=(), positions: int = 64) -> Path:
+    """Save a random BERT (``hidden`` wide, ``layers`` deep, ``positions`` tokens long) and its
+    word-level tokenizer at ``path``, with every character of ``texts`` (and its ``##``
+    continuation) in the vocabulary, so real texts are read character by character rather than
+    as [UNK]; dropout 0 by default so runs are deterministic across process counts."""
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     vocab = path / "vocab.txt"
     words = [*SPECIAL, "a", "the", "is", "and", "colour", "shape", *COLOURS, *SHAPES]
+    characters = sorted({c for text in texts for c in text if not c.isspace()} - set(words))
+    words += characters + [f"##{c}" for c in characters]
     vocab.write_text("\n".join(words) + "\n")
     BertTokenizer(vocab=str(vocab)).save_pretrained(path)
     torch.manual_seed(seed)
     config = BertConfig(vocab_size=len(words), hidden_size=hidden, num_hidden_layers=layers,
                         num_attention_heads=2, intermediate_size=2 * hidden,
-                        max_position_embeddings=64, hidden_dropout_prob=dropout,
+                        max_position_embeddings=positions, hidden_dropout_prob=dropout,
                         attention_probs_dropout_prob=dropout)
     BertModel(config).save_pretrained(path)
     return path
