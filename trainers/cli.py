@@ -396,11 +396,10 @@ def run_benchmark(args: argparse.Namespace) -> int:
     from semrel.command_line import check_mirror
     from semrel.dataset_scripts.benchmark_sets import select_sets
 
-    from .model_ref import resolve_model_ref
     from .scoring import check_model_folder
 
     check_mirror(args.mirror)
-    refs = [resolve_model_ref(m, kind=args.model_kind, parameter="model") for m in args.model]
+    refs = [_model_ref(m, args, "model") for m in args.model]
     seen: dict = {}
     for ref in refs:
         check_model_folder(ref, "model")

@@ -169,14 +169,11 @@ def add_benchmark_flags(p: argparse.ArgumentParser) -> None:
     """The flags of ``semrel benchmark``."""
     from semrel.dataset_scripts.benchmark_sets import BENCHMARK_DATASETS
 
-    from .model_ref import KINDS
-
     flag(p, "--model", "model", action="append", required=True, metavar="MODEL",
          help="a model (repeat): a packaged name (minilm, mpnet, e5-small), a semrel run or "
               "ensemble, a sentence-transformers bi-encoder or CrossEncoder, a transformers "
-              "encoder folder")
-    flag(p, "--model-kind", "kind", "model_kind", choices=KINDS,
-         help="read every --model as this kind (default: told by its files)")
+              "encoder folder, or a Hub model id namespace/name[@revision]")
+    add_model_kind_flag(p)
     flag(p, "--only", "only", action="append", metavar="SET",
          help=f"score only these (repeat): a dataset ({', '.join(BENCHMARK_DATASETS)}) or the "
               "start of a set name (semrel-2024/eng, crowd-sts/pairs/test)")
