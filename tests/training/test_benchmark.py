@@ -170,8 +170,9 @@ def test_a_pair_and_its_swap_hash_alike():
 
 
 TYPOS = [  # (argv after "benchmark", the one line after "semrel benchmark: error: ")
-    (["--model", "{tmp}/nope"], "--model {tmp}/nope: neither a model folder nor a packaged model name "
-                                "(e5-small, minilm, mpnet)"),
+    (["--model", "{tmp}/nope"], "--model {tmp}/nope: no such model folder, and neither a packaged "
+                                "model name (e5-small, minilm, mpnet) nor a Hub model id "
+                                "(namespace/name[@revision])"),
     (["--model", "{bi}", "--only", "sts-b"], "--only sts-b: is not a benchmarked dataset (str-2021, "
                                              "semrel-2024, crowd-sts, czech-news-sts, c-sts)"),
     (["--model", "{bi}", "--only", "semrel-2024/xyz"], "--only semrel-2024/xyz: names no benchmark set "

@@ -154,7 +154,7 @@ def test_a_folder_of_unknown_kind_is_named(tmp_path):
     with pytest.raises(ParameterError, match=r"^model='.*': a folder of unknown kind: none of "
                                              r"semrel_encoder.json, semrel_ensemble.json"):
         load_scorer(str(tmp_path), cache_dir=None)
-    with pytest.raises(ParameterError, match="neither a model folder nor a packaged model name"):
+    with pytest.raises(ParameterError, match="no such model folder, and neither a packaged model name"):
         load_scorer(str(tmp_path / "nope"), cache_dir=None)
 
 

@@ -142,8 +142,7 @@ RUN_FAULTS = {**BASE_FAULTS,
                                   "column 2)"}
 PREDICT_FAULTS = {**RUN_FAULTS,  # predict takes any model: a folder is read by its kind
                   "missing": BASE_FAULTS["missing"],
-                  "empty": "a folder of unknown kind: none of semrel_encoder.json, "
-                           "semrel_ensemble.json, modules.json or config.json is in it"}
+                  "empty": "is an empty folder, not a model folder"}
 
 CASES = [  # (case id, argv, the one line on stderr after "semrel COMMAND: error: ")
     *[(f"fit --model {f}", [*FIT, "--model", f"{{base-{f}}}", "--output", "{tmp}/o"],
