@@ -40,7 +40,8 @@ def mteb_task(entry):
     from mteb.abstasks.sts import AbsTaskSTS
     from mteb.abstasks.task_metadata import TaskMetadata
 
-    bset, rows = entry.bset, entry.rows.select_columns(["sentence1", "sentence2", "score"])
+    bset = entry.bset
+    rows = datasets.Dataset.from_dict({c: entry.rows[c] for c in ("sentence1", "sentence2", "score")})
 
     class SemrelSet(AbsTaskSTS):
         metadata = TaskMetadata(
