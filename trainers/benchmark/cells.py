@@ -74,12 +74,12 @@ def refusal(scorer, seen: Seen, bset: BenchmarkSet, rows) -> str | None:
     return overlap(seen, bset, rows)
 
 
-def score_cell(scorer, seen: Seen, bset: BenchmarkSet, rows, ceiling: float | None, *,
+def score_cell(scorer, bset: BenchmarkSet, rows, ceiling: float | None, why: str | None, *,
                n_resamples: int = 1000) -> Cell:
-    """The cell of ``scorer`` on ``bset`` (its loaded ``rows``)."""
+    """The cell of ``scorer`` on ``bset`` (its loaded ``rows``); ``why``: the :func:`refusal`
+    of the pair, where there is one."""
     start = time.perf_counter()
     cell = Cell(scorer.spec, bset.name, "scored", n=len(rows), ceiling=ceiling)
-    why = refusal(scorer, seen, bset, rows)
     if why:
         cell.status, cell.reason = "refused", why
         return cell

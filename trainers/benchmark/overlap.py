@@ -57,8 +57,8 @@ def seen_by(scorer) -> Seen:
 def overlap(seen: Seen, bset: BenchmarkSet, rows) -> str | None:
     """Why ``rows`` (the set's pairs) may not be scored with this model, or None."""
     condition = rows["condition"] if "condition" in rows.column_names else None
-    hits = Counter(seen.pairs[h] for h in pair_hashes(rows["sentence1"], rows["sentence2"], condition)
-                   if h in seen.pairs)
+    hashes = pair_hashes(rows["sentence1"], rows["sentence2"], condition) if seen.pairs else ()
+    hits = Counter(seen.pairs[h] for h in hashes if h in seen.pairs)
     if hits:
         where = "; ".join(f"{n} in {w}" for w, n in hits.most_common())
         return f"trained on these pairs: {sum(hits.values())} of {len(rows)} ({where})"

@@ -34,6 +34,29 @@ CORRECTION = (f"{CORRECTIONS['holm']}, over the sets each pair of models shares;
               "bootstrap p-value of the Spearman difference")
 
 
+@dataclass(frozen=True)
+class PairRows:
+    """A loaded set's columns as Python lists, read from Arrow once (a ``datasets`` column is
+    iterated one formatted row at a time: ~30 µs a row); ``rows[name]``, ``len(rows)`` and
+    ``rows.column_names`` as a ``datasets.Dataset`` has them."""
+
+    columns: dict[str, list]
+
+    @classmethod
+    def of(cls, dataset) -> PairRows:
+        return cls(dataset.to_dict())
+
+    @property
+    def column_names(self) -> list[str]:
+        return list(self.columns)
+
+    def __len__(self) -> int:
+        return len(self.columns["score"])
+
+    def __getitem__(self, name: str) -> list:
+        return self.columns[name]
+
+
 @dataclass
 class LoadedSet:
     """A benchmark set as loaded: ``rows`` (None where it could not be), why not (``reason``),
@@ -83,7 +106,7 @@ def load_sets(sets: list[BenchmarkSet], *, mirror=None) -> list[LoadedSet]:
             entry.status, entry.reason = "skipped", bset.skip
         else:
             try:
-                entry.rows = bset.load()
+                entry.rows = PairRows.of(bset.load())
             except NoLabels as exc:
                 entry.status, entry.reason = "skipped", str(exc)
             except (DataValidationError, ParameterError, OSError, ValueError) as exc:
@@ -113,8 +136,9 @@ def run_benchmark(scorers: list, sets: list[LoadedSet], *, n_resamples: int = 10
     for scorer in scorers:
         seen = seen_by(scorer)
         start = time.perf_counter()
-        scorable = [s for s in sets if s.rows is not None and not refusal(scorer, seen, s.bset, s.rows)]
-        columns = _columns(scorable, scorer.conditional)
+        refused = {s.bset.name: refusal(scorer, seen, s.bset, s.rows) for s in sets if s.rows is not None}
+        columns = _columns([s for s in sets if s.rows is not None and not refused[s.bset.name]],
+                           scorer.conditional)
         computed = scorer.precompute(*columns)
         encode_seconds = time.perf_counter() - start
         log(f"{scorer.spec}: {computed} text units computed, the rest cached "
@@ -124,7 +148,7 @@ def run_benchmark(scorers: list, sets: list[LoadedSet], *, n_resamples: int = 10
                 cells.append(Cell(scorer.spec, entry.bset.name, entry.status, entry.reason))
                 continue
             value = entry.ceiling.value if entry.ceiling else None
-            cells.append(score_cell(scorer, seen, entry.bset, entry.rows, value,
+            cells.append(score_cell(scorer, entry.bset, entry.rows, value, refused[entry.bset.name],
                                     n_resamples=n_resamples))
         models.append({"spec": scorer.spec, "kind": scorer.kind, "path": str(scorer.path),
                        "key": scorer.key, "settings": scorer.settings(), **scorer.facts,

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from pathlib import Path
 
 from .files import read_seen, write_seen
 
 PAIR_HASH = "sha256(json([sorted(s1, s2) whitespace-collapsed] + [condition])) [:16]"
-_SPACE = re.compile(r"\s+")
 
 
 def _norm(text: str) -> str:
-    return _SPACE.sub(" ", text).strip()
+    """White space collapsed to single spaces, none at either end."""
+    return " ".join(text.split())
 
 
 def pair_hashes(sentence1, sentence2, condition=None) -> list[str]:
