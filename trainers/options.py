@@ -34,7 +34,8 @@ SAMPLING_STRATEGIES = ("group_by_length", "random")
 CV_FAMILIES = {"cv": "cv-fold-", "lodo": "lodo-"}  # a family of folds -> its configs' name prefix
 STACK_LEARNERS = ("ridge", "gbm")  # a learned stack's second-level regressor (trainers.stacking)
 ENSEMBLE_METHODS = ("rank", "stack", *STACK_LEARNERS)  # how an ensemble combines its members
-STACK_FEATURES = ("dice",)  # lexical features beside the members' scores
+# lexical features beside the members' scores: Dice, the char n-gram ridge (trainers.lexical)
+STACK_FEATURES = ("dice", "char-ridge")
 
 
 Rule = tuple[Callable[[object], bool], str]  # (test of an argument value, what it must be)
