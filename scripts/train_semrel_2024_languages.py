@@ -344,14 +344,17 @@ def main(argv=None) -> None:
                     f"Track C members trained on config {SHARED} (trains them if need be)")
     ap.add_argument("--model", action="append", default=[], type=model_override, metavar="NAME=DIR",
                     help=f"use this model folder for {MODEL} (smoke runs)")
-    ap.add_argument("--precision", choices=("bf16", "fp32", "auto"), default="bf16",
-                    help="semrel fit --precision (bf16: autocast, fast on CPUs with AMX)")
+    ap.add_argument("--precision", choices=("bf16", "fp32", "auto"), default="auto",
+                    help="semrel fit --precision (auto: bf16 on a GPU, float32 on a CPU; bf16 on a "
+                         "CPU only with AVX512-BF16 or AMX)")
     ap.add_argument("--max-steps", type=cli.at_least(1), help="smoke runs: stop each member after N steps")
     ap.add_argument("--machine", default="2-core CPU", help="the machine class RESULTS.md names "
                     "(--write-results)")
     ap.add_argument("--write-results", action="store_true",
                     help=f"store the tables in benchmarks/results.json under {RESULTS_KEY!r}")
     args = ap.parse_args(argv)
+    if args.write_results and (args.max_steps is not None or args.model):
+        ap.error("--write-results: a smoke run (--max-steps, --model) measures nothing to store")
     tracks = args.track or ["a", "c"]
     languages = set(args.language or TRACK_A + TRACK_C)
     study = Study(args)
@@ -449,14 +452,15 @@ def markdown(record: dict) -> str:
 LABELLED_A = [lang for lang in TRACK_A if lang in BEST and lang not in ("eng", "esp")]  # test labels here
 
 
-def store(record: dict, machine: str) -> None:
-    """The study under :data:`RESULTS_KEY` of benchmarks/results.json; the report's best
-    fine-tuned figures once every labelled Track A language (and Czech) is done."""
+def store(record: dict, machine: str, path: Path | None = None) -> None:
+    """The study under :data:`RESULTS_KEY` of benchmarks/results.json (or ``path``); the report's
+    best fine-tuned figures once every labelled Track A language (and Czech) is done."""
+    from semrel.publishing.results import RESULTS, store_fine_tuned
     from semrel.publishing.results import store as store_key
-    from semrel.publishing.results import store_fine_tuned
 
+    path = RESULTS if path is None else path
     stored = {key: value for key, value in record.items() if key != "machine"}
-    store_key(RESULTS_KEY, {"machine": machine, **stored})
+    store_key(RESULTS_KEY, {"machine": machine, **stored}, path)
     command = record["command"]
     if all(lang in record["track_a"] for lang in LABELLED_A):
         finals = [record["track_a"][lang]["test"][record["track_a"][lang]["final"]] for lang in LABELLED_A]
@@ -465,14 +469,16 @@ def store(record: dict, machine: str) -> None:
             "model": "e5-small bi + cross per language, rank average or ridge stack (+Dice, char n-gram "
                      "ridge) chosen on dev",
             "protocol": f"Track A test, mean of {len(finals)} languages ({' '.join(LABELLED_A)}); "
-                        "every setting chosen on each language's dev", "machine": machine, "command": command})
+                        "every setting chosen on each language's dev", "machine": machine, "command": command},
+            path)
     if record.get("czech"):
         final = record["czech"]["scores"][record["czech"]["final"]]
         store_fine_tuned("czech-news-sts", {
             "spearman": final["spearman"],
             "model": "e5-small bi + cross trained on SemRel-2024 Track A (no Czech data), rank average",
             "protocol": f"free test (1,200 pairs), no Czech training data; Pearson {final['pearson']:.3f}, "
-                        f"MSE {final['mse']:.3f} (0–6 = 6 × score)", "machine": machine, "command": command})
+                        f"MSE {final['mse']:.3f} (0–6 = 6 × score)", "machine": machine, "command": command},
+            path)
 
 
 if __name__ == "__main__":

@@ -285,8 +285,8 @@ _FIT_ROWS = Schema({"data": STRING, "split": STRING, "ids": list_of(STRING, "a l
 def _char_ridge_sizes(record: dict, where: str) -> Fault:
     n = len(record["ngrams"])
     if len(record["idf"]) != n or len(record["coef"]) != 2 * n + 2:
-        return (f"has {n} ngrams, {len(record['idf'])} idf and {len(record['coef'])} coef: one idf "
-                "per n-gram and 2 × n-grams + 2 coefficients (u∘v, |u − v|, cosine, Dice)")
+        return (f"has {n} {where}.ngrams, {len(record['idf'])} idf and {len(record['coef'])} coef; "
+                "one idf per n-gram and 2 × n-grams + 2 coefficients (u∘v, |u − v|, cosine, Dice)")
     return None
 
 
@@ -301,8 +301,9 @@ _CHAR_RIDGE = Schema({"data": STRING, "split": STRING, "pairs": COUNT,
 
 def _learned_state(record: dict, where: str) -> Fault:
     if ("char-ridge" in record["features"]) != ("char_ridge" in record):
-        return (f"has features {record['features']} and {'a' if 'char_ridge' in record else 'no'} "
-                "char_ridge; the char-ridge feature and its fitted model go together")
+        return (f"has {where}.features {record['features']} and "
+                f"{'a' if 'char_ridge' in record else 'no'} {where}.char_ridge; the char-ridge "
+                "feature and its fitted model go together")
     return _STATES[record["learner"]].fault(record["state"], f"{where}.state")
 
 
