@@ -382,6 +382,10 @@ def _cell(value, digits: int = 3) -> str:
     return "" if value is None else f"{value:.{digits}f}"
 
 
+def _bold(value) -> str:
+    return "" if value is None else f"**{value:.3f}**"
+
+
 def _gap(value, reference) -> str:
     return "" if value is None or reference is None else f"{value - reference:+.3f}"
 
@@ -401,7 +405,7 @@ def markdown(record: dict) -> str:
             final = test.get(r["final"])
             pairs = f"{r['pairs']['test']:,}" if r["test_labelled"] else "no labels"
             lines.append(f"| {lang} | {pairs} | " + " | ".join(_cell(test.get(n)) for n in
-                         ("bi", "cross", "char-ridge", "dice")) + f" | **{_cell(final)}** | {r['final']} | "
+                         ("bi", "cross", "char-ridge", "dice")) + f" | {_bold(final)} | {r['final']} | "
                          f"{_cell(official['labse'], 2)} | {_cell(official['best'])} | "
                          f"{_gap(final, official['labse'])} | {_gap(final, official['best'])} |")
         parts.append("\n".join(lines))
@@ -427,7 +431,7 @@ def markdown(record: dict) -> str:
             pairs = f"{r['pairs']['test']:,}" if r["test_labelled"] else "no labels"
             lines.append(f"| {lang} | {r['trained_on']} ({r['pairs']['train']:,} pairs) | {pairs} | "
                          + " | ".join(_cell(test.get(n)) for n in ("bi", "cross", "dice"))
-                         + f" | **{_cell(final)}** | {_cell(labse, 2)} | {_gap(final, labse)} | "
+                         + f" | {_bold(final)} | {_cell(labse, 2)} | {_gap(final, labse)} | "
                          f"{_cell(r['dev'].get('rank'))} | "
                          + " / ".join(_seconds(r["members"][e]) for e in ("bi", "cross")) + " |")
         parts.append("\n".join(lines))

@@ -7,8 +7,8 @@ on 1,000 sentences across scripts, and a two-step ``semrel fit --model e5-small`
 from __future__ import annotations
 
 import csv
-import json
 import ctypes
+import json
 import os
 import random
 import shutil
