@@ -104,7 +104,7 @@ def units(out: Path, tracks, languages) -> list[Unit]:
 
 
 class Study:
-    """The commands of one invocation: options shared by every fit, and the seconds of each."""
+    """What every fit of one invocation shares: the model folder, precision and smoke steps."""
 
     def __init__(self, args):
         self.model = dict(args.model).get(MODEL, MODEL)
