@@ -51,9 +51,9 @@ from semrel.trainers.combination import cv_ensemble, rank_average, spearman
 from semrel.trainers.cross_validation import parse_member
 from semrel.trainers.data import prepare_pairs, pretokenize_pairs
 from semrel.trainers.fitting import fit
+from semrel.trainers.model_ref import resolve_model_ref
 from semrel.trainers.models import build_model
 from semrel.trainers.options import PRECISIONS
-from semrel.trainers.pretrained import resolve_model
 from semrel.trainers.run_folder import check_same_rows, load_run
 from semrel.trainers.summaries import per_source_spearman
 from semrel.trainers.trainer import EpochClock, PairTrainer, similarity_scores
@@ -154,10 +154,10 @@ def throughput(data, runs: list[str], out: Path, args) -> None:
             model, options = run_options(run, args, out / "tp", per_device_train_batch_size=batch,
                                          max_steps=steps, logging_strategy="no")
             if is_st(run):
-                _, seconds, _, _ = train_sentence_transformers(train, resolve_model(model),
+                _, seconds, _, _ = train_sentence_transformers(train, str(resolve_model_ref(model).path),
                                                                out / "tp", options, steps)
             else:  # PairTrainer compiles the encoder when options.compile asks for it
-                encoder = build_model(options.encoder, resolve_model(model), seed=options.seed,
+                encoder = build_model(options.encoder, str(resolve_model_ref(model).path), seed=options.seed,
                                       **options.model_options())
                 seconds = float(PairTrainer(
                     encoder, options, train_dataset=pretokenize_pairs(train, encoder)).train()
@@ -322,8 +322,8 @@ def main() -> None:
             start = time.perf_counter()
             if torch.cuda.is_available():
                 torch.cuda.reset_peak_memory_stats()
-            measured = (run_sentence_transformers(data, resolve_model(model), run_dir, options)
-                        if is_st(run) else run_ours(data, resolve_model(model), options))
+            measured = (run_sentence_transformers(data, str(resolve_model_ref(model).path), run_dir, options)
+                        if is_st(run) else run_ours(data, str(resolve_model_ref(model).path), options))
             measured["wall_seconds"] = time.perf_counter() - start
             measured["peak_memory_gib"] = peak_memory_gib()
             results[key] = {**measured, "settings": settings, "device": device}

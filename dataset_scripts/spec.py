@@ -6,8 +6,9 @@ the trainers read a dataset's metadata from its spec and from nothing else.
 
 The card body, report section and overview are drawn by ``semrel.publishing`` (they need
 matplotlib), so a spec names them as ``"module:function"`` strings that publishing resolves
-(:func:`pkgutil.resolve_name`); this package never imports publishing. What the ``datasets``
-builder itself carries (its ``DatasetInfo``: citation, homepage, licence terms; the native score
+(:func:`pkgutil.resolve_name`); this package never imports publishing. The human ceiling hook is
+named the same way and resolved by :mod:`.ceilings` (it reads the raw annotations only when asked).
+What the ``datasets`` builder itself carries (its ``DatasetInfo``: citation, homepage, licence terms; the native score
 range it validates against) the spec reads from the builder class, so each value is written once.
 """
 
@@ -54,11 +55,16 @@ class DatasetSpec:
       ``overview`` (``(built, *, mirror=None, cache_dir=None) -> Overview``), resolved by publishing;
     * ``hub_id``: its Hub dataset id where it has one (None: no semrel dataset is on the Hub yet);
     * ``size_category``: the Hub size category a card states when built without the user's files;
-    * ``card_only``: the rows stay in the local cache (the build writes the card alone);
-    * ``extras``: the pip extras its build needs beyond the plots' (the card's build recipe).
+    * ``extras``: the pip extras its build needs beyond the plots' (the card's build recipe);
+    * ``ceiling`` (``"module:function"``: ``(config, split, *, subset=None, mirror=None) ->
+      HumanCeiling``): the human ceiling of a split from the dataset's raw annotations, resolved by
+      :func:`semrel.dataset_scripts.ceilings.human_ceiling` (None: the dataset holds no individual
+      judgements, so none is available).
 
     Read from the builder: ``dataset_id``, ``score_range`` (native scale), ``citation``,
-    ``homepage``, ``terms`` (the licence in words), ``configs``, ``redistributable``.
+    ``homepage``, ``terms`` (the licence in words), ``configs``, ``user_data_configs``,
+    ``local_configs`` (rows kept in the local cache: the build writes their card, no data files),
+    ``redistributable``.
     """
 
     builder_class: type[SemrelBuilder]
@@ -72,15 +78,16 @@ class DatasetSpec:
     task_ids: tuple[str, ...] = SIMILARITY_TASK_IDS
     hub_id: str | None = None
     size_category: str | None = None
-    card_only: bool = False
     extras: tuple[str, ...] = ()
+    ceiling: str | None = None
 
     def __post_init__(self):
         if not self.builder_class.DATASET_ID:
             raise ValueError(f"{self.builder_class.__name__} has no DATASET_ID")
         if not self.languages:
             raise ValueError(f"{self.dataset_id}: languages is empty")
-        hooks = {"card_body": self.card_body, "report_section": self.report_section, "overview": self.overview}
+        hooks = {"card_body": self.card_body, "report_section": self.report_section, "overview": self.overview,
+                 "ceiling": self.ceiling}
         for name, value in hooks.items():
             if value is not None and not REFERENCE.fullmatch(value):
                 raise ValueError(f"{self.dataset_id}: {name} must be 'module:function', got {value!r}")
@@ -112,6 +119,10 @@ class DatasetSpec:
     @property
     def user_data_configs(self) -> list[str]:
         return [c.name for c in self.builder_class.BUILDER_CONFIGS if c.needs_user_data]
+
+    @property
+    def local_configs(self) -> list[str]:
+        return [c.name for c in self.builder_class.BUILDER_CONFIGS if c.local_only]
 
     @property
     def redistributable(self) -> bool:

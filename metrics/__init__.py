@@ -6,8 +6,10 @@ tuple design), :mod:`.split_half` (split-half reliability), :mod:`.agreement` (i
 annotator agreement), :mod:`.overlap` (Dice lexical overlap), :mod:`.lower_bound` (the MSE lower
 bound), :mod:`.correlation`, :mod:`.correlation_intervals` (Fisher-z and bootstrap intervals),
 :mod:`.human_correlation` (correlation with humans: aggregation, groups), :mod:`.compare` (two
-systems: Williams' test, Zou's interval, the paired bootstrap), :mod:`.submission` (the
-SemEval-2024 Task 1 evaluation: PairID-aligned Spearman per language). Under them all,
+systems: Williams' test, Zou's interval, the paired bootstrap), :mod:`.ceiling` (the human
+ceiling: √ of the gold's split-half reliability stepped up by Spearman–Brown, the average single
+annotator, the fraction of the ceiling), :mod:`.submission` (the SemEval-2024 Task 1 evaluation:
+PairID-aligned Spearman per language). Under them all,
 :mod:`.errors` (the project's errors and the ``on_invalid`` rule, standard library only) and
 :mod:`.text_numbers` (numbers written as text); users' files are read by :mod:`.input_files`.
 

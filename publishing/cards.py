@@ -109,13 +109,14 @@ def markdown_table(header: list[str], rows: list[list]) -> str:
 
 
 def split_statistics(built: Mapping, score_column: str = "score") -> str:
-    """Rows and score mean/std/min/max for every config and split of ``built``."""
+    """Rows and score mean/std/min/max for every config and split of ``built`` ("–" where a
+    split has no score column or no score: hidden or invalid labels are null)."""
     rows = []
     for config, splits in built.items():
         for split, ds in splits.items():
             scores = np.asarray(ds[score_column], dtype=float) if score_column in ds.column_names else None
             stats = ([np.nanmean(scores), np.nanstd(scores), np.nanmin(scores), np.nanmax(scores)]
-                     if scores is not None and len(scores) else ["–"] * 4)
+                     if scores is not None and not np.isnan(scores).all() else ["–"] * 4)
             rows.append([config, split, f"{len(ds):,}", *stats])
     return markdown_table(["config", "split", "rows", "mean score", "std", "min", "max"], rows)
 

@@ -126,7 +126,7 @@ def cmd_build(args) -> int:
         log.error("-> %s: FAILED (%s); %s", what, failed[what][0], kept)
 
     with build_lock(args.out):
-        print(f"{'dataset':<16} {'config':<28} {'split':<10} {'rows':>7}")
+        print(f"{'dataset':<16} {'config':<28} {'split':<18} {'rows':>7}")
         for dataset_id in dataset_ids:
             try:
                 result = build_dataset(dataset_id, hub, mirror=args.mirror,
@@ -136,11 +136,13 @@ def cmd_build(args) -> int:
                 continue
             for config, splits in result.rows.items():
                 for split, rows in splits.items():
-                    print(f"{dataset_id:<16} {config:<28} {split:<10} {rows:>7,}")
+                    print(f"{dataset_id:<16} {config:<28} {split:<18} {rows:>7,}")
             for config, reason in result.skipped.items():
                 print(f"{dataset_id:<16} {config:<28} skipped: {reason}")
+            local = (f"; the card also describes {', '.join(result.local)}, whose rows stay in your "
+                     "datasets cache" if result.local and not result.card_only else "")
             what = ("the card only (its rows stay in your datasets cache)" if result.card_only
-                    else f"{len(result.rows)} config(s)")
+                    else f"{len(result.rows) - len(result.local)} config(s){local}")
             print(f"-> {dataset_id}: " + (f"{what} in {result.folder}" if result.rows
                                           else "nothing built"))
         for name in metrics:

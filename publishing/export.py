@@ -3,8 +3,10 @@
 Layout of ``<out>/datasets/<id>/``: ``<config>/<split>-00000-of-00001-<fingerprint>.parquet``,
 ``images/*.png`` and ``README.md`` whose front matter lists every config's data files, features
 and split sizes, so that ``datasets.load_dataset(folder, config)`` returns exactly the rows of
-``dataset_scripts.load``. A dataset whose rows must stay in the local cache (C-STS: decrypted with
-the user's password) gets the card only.
+``dataset_scripts.load``. A config whose rows must stay in the local cache (the spec's
+``local_configs``: C-STS's release, decrypted with the user's password) gets no data files: the
+card describes it (statistics, plots) and lists no data for it; a folder of such configs alone is
+card-only.
 
 The fingerprint is the start of the sha256 of the Parquet file's bytes (:func:`data_file_name`)
 and the card names each file exactly. ``datasets`` caches a local folder that declares
@@ -53,7 +55,12 @@ class BuildResult:
     folder: Path
     rows: dict[str, dict[str, int]] = field(default_factory=dict)  # config -> split -> rows
     skipped: dict[str, str] = field(default_factory=dict)  # config -> reason
-    card_only: bool = False  # rows kept in the local cache, only README.md + images written
+    local: list[str] = field(default_factory=list)  # built configs whose rows stay in the cache
+
+    @property
+    def card_only(self) -> bool:
+        """Every built config stays in the local cache: only README.md + images were written."""
+        return bool(self.rows) and set(self.local) == set(self.rows)
 
 
 @contextmanager
@@ -86,7 +93,7 @@ def build_dataset(dataset_id: str, out_root: Path, *, mirror=None, data_dir=None
     need_plots()  # before the rows are read: the card's plots need matplotlib
     spec = get_spec(dataset_id)
     folder = Path(out_root) / "datasets" / dataset_id
-    result = BuildResult(dataset_id, folder, card_only=spec.card_only)
+    result = BuildResult(dataset_id, folder)
     built = {}
     for config in spec.configs:
         if config in spec.user_data_configs and data_dir is None:
@@ -101,13 +108,12 @@ def build_dataset(dataset_id: str, out_root: Path, *, mirror=None, data_dir=None
             result.skipped[config] = str(exc)
     if not built:
         return result
+    result.local = [config for config in built if config in spec.local_configs]
     with replaced_whole(folder) as staging:
-        sizes = files = None
-        if not result.card_only:
-            files = {config: {split: write_parquet(ds, staging, config, split)
-                              for split, ds in splits.items()}
-                     for config, splits in built.items()}
-            sizes = {config: split_sizes(staging, files[config]) for config in built}
+        files = {config: {split: write_parquet(ds, staging, config, split)
+                          for split, ds in splits.items()}
+                 for config, splits in built.items() if config not in result.local}
+        sizes = {config: split_sizes(staging, files[config]) for config in files}
         body = resolve_name(spec.card_body)(built, staging / "images")
         card = dataset_card(spec, built, body, sizes, files)
         (staging / "README.md").write_text(str(card), encoding="utf-8")
@@ -169,20 +175,21 @@ def split_sizes(folder: Path, files: dict[str, str]) -> SplitDict:
 
 def dataset_card(spec, built: dict, body: str, sizes: dict[str, SplitDict] | None = None,
                  files: dict[str, dict[str, str]] | None = None) -> DatasetCard:
-    """README with metadata: licence, languages, tasks, size and, when the data is written
-    (``sizes``: config -> its split sizes; ``files``: config -> split -> data file), the
-    configs, data files, features and split sizes (``num_examples``, ``num_bytes``) of every
-    built config."""
+    """README with metadata: licence, languages, tasks, size (of the largest built config) and,
+    for each config whose data is written (``sizes``: config -> its split sizes; ``files``:
+    config -> split -> data file), its data files, features and split sizes (``num_examples``,
+    ``num_bytes``); the first such config is the default."""
     card_data = card_metadata(spec, max(sum(len(ds) for ds in splits.values())
                                         for splits in built.values()))
-    if sizes is not None:
-        default = next(iter(built))
+    written = {config: splits for config, splits in built.items() if config in (files or {})}
+    if written:
+        default = next(iter(written))
         MetadataConfigs({
             config: {
                 "data_files": [{"split": split, "path": files[config][split]} for split in splits],
                 **({"default": True} if config == default else {}),
             }
-            for config, splits in built.items()
+            for config, splits in written.items()
         }).to_dataset_card_data(card_data)
         DatasetInfosDict({
             config: DatasetInfo(features=next(iter(splits.values())).features,
@@ -190,7 +197,7 @@ def dataset_card(spec, built: dict, body: str, sizes: dict[str, SplitDict] | Non
                                                                sizes[config][s].num_examples)
                                                   for s in splits}),
                                 dataset_size=sum(sizes[config][s].num_bytes for s in splits))
-            for config, splits in built.items()
+            for config, splits in written.items()
         }).to_dataset_card_data(card_data)
     return DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n{body}")
 

@@ -80,18 +80,20 @@ class Section:
 
 
 class BuiltFolder(Mapping):
-    """config -> DatasetDict of an exported folder, each loaded on first use with load_dataset;
-    a card-only folder (no Parquet) is read from the local cache with ``dataset_scripts.load``."""
+    """config -> DatasetDict of an exported folder, each loaded on first use: a config with data
+    files with load_dataset; one whose rows stay in the local cache (named in the card's
+    statistics table but listing no data: the spec's ``local_configs``) with
+    ``dataset_scripts.load``."""
 
     def __init__(self, folder: Path, dataset_id: str, *, mirror=None, data_dir=None, cache_dir=None):
         self.folder, self.dataset_id, self.cache_dir = Path(folder), dataset_id, cache_dir
         self.mirror, self.data_dir = mirror, data_dir
         card = DatasetCard.load(self.folder / "README.md")
-        self.configs = [c["config_name"] for c in card.data.to_dict().get("configs", [])]
-        self.card_only = not self.configs
-        if self.card_only:  # the configs the card's statistics table names
-            self.configs = list(dict.fromkeys(re.findall(r"^\| (\S+) \| \w+ \| [\d,]+ \|",
-                                                          card.text, re.M)))
+        written = [c["config_name"] for c in card.data.to_dict().get("configs", [])]
+        tabled = re.findall(r"^\| (\S+) \| \w+ \| [\d,]+ \|", card.text, re.M)
+        local = get_spec(dataset_id).local_configs
+        self.local = [c for c in dict.fromkeys(tabled) if c in local and c not in written]
+        self.configs = written + self.local
         self._loaded: dict[str, datasets.DatasetDict] = {}
 
     def __getitem__(self, config: str) -> datasets.DatasetDict:
@@ -101,7 +103,7 @@ class BuiltFolder(Mapping):
             cache = None if self.cache_dir is None else str(self.cache_dir)
             self._loaded[config] = (
                 load(self.dataset_id, config, mirror=self.mirror, data_dir=self.data_dir,
-                     cache_dir=cache) if self.card_only
+                     cache_dir=cache) if config in self.local
                 else datasets.load_dataset(str(self.folder), config, cache_dir=cache))
         return self._loaded[config]
 
@@ -169,7 +171,8 @@ def dataset_section(dataset_id: str, folder: Path, image_root: Path, *, mirror=N
     spec = get_spec(dataset_id)
     terms = "redistributable" if spec.redistributable else "card only (licence forbids redistribution)"
     if not (folder / "README.md").is_file():
-        reason = ("needs user-supplied files (--data-dir)" if spec.user_data_configs
+        reason = ("needs user-supplied files (--data-dir)"
+                  if spec.user_data_configs and spec.user_data_configs == spec.configs
                   else "not built in this run")
         return Section(dataset_id, "dataset", f"not built: {reason}",
                        f'<p class="note">Not built: {reason}.</p>',

@@ -39,6 +39,9 @@ from semrel.trainers.run_folder.files import (
     SAFETENSORS,
     SAFETENSORS_INDEX,
     SELECTION,
+    SENTENCE_TRANSFORMERS,
+    ST_MODULES,
+    TOKENIZER,
     TORCH_WEIGHTS,
 )
 
@@ -97,10 +100,6 @@ def _build_yourself(spec) -> str:
 
 # What a model repo needs, by file name (decided per file; anything else stays here):
 TRANSFORMER = (CONFIG, SAFETENSORS, SAFETENSORS_INDEX, TORCH_WEIGHTS)  # + the shards the index names
-TOKENIZER = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
-             "vocab.txt", "vocab.json", "merges.txt", "sentencepiece.bpe.model", "spiece.model",
-             "spm.model", "tokenizer.model")  # what tokenizers of the encoders semrel trains save
-SENTENCE_TRANSFORMERS = ("modules.json", "config_sentence_transformers.json", "sentence_bert_config.json")
 MODULE_FILES = (CONFIG, SAFETENSORS)  # in each module folder modules.json names (1_Pooling/, ...)
 SEMREL = (ENCODER_CONFIG, HEAD, CARD, METRICS)  # metrics.json as a copy reduced to FIGURES
 # metrics.json's keys that go (figures, and the names that say what they measure); output_dir,
@@ -140,7 +139,7 @@ def _model_repo_files(folder: Path) -> list[str]:
     """The files of one model folder that a model repo needs (see the tables above)."""
     index = _read(folder / SAFETENSORS_INDEX) or {}
     shards = index.get("weight_map") if isinstance(index.get("weight_map"), dict) else {}
-    modules = _read(folder / "modules.json", list) or []
+    modules = _read(folder / ST_MODULES, list) or []
     module_dirs = [d for m in modules if isinstance(m, dict) and (d := _inside(m.get("path")))]
     names = [*TRANSFORMER, *filter(None, map(_inside, shards.values())), *TOKENIZER,
              *SENTENCE_TRANSFORMERS, *(f"{d}/{f}" for d in module_dirs for f in MODULE_FILES), *SEMREL]

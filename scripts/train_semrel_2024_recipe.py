@@ -67,8 +67,9 @@ def main(argv=None) -> None:
     ap.add_argument("--output", type=Path, default=Path("runs/semrel-2024-recipe"))
     ap.add_argument("--model", action="append", default=[], type=model_override, metavar="NAME=DIR",
                     help="use this model folder for a member's model name (smoke runs)")
-    ap.add_argument("--precision", choices=("bf16", "fp32", "auto"), default="bf16",
-                    help="semrel fit --precision (bf16: autocast, fast on CPUs with AMX)")
+    ap.add_argument("--precision", choices=("bf16", "fp32", "auto"), default="auto",
+                    help="semrel fit --precision (auto: fp32 on a CPU; bf16 autocast pays only on "
+                         "CPUs with AVX512-BF16 or AMX)")
     ap.add_argument("--max-steps", type=cli.at_least(1), help="smoke runs: stop each member "
                                                               "after N steps")
     args = ap.parse_args(argv)

@@ -1,17 +1,23 @@
 """A local Hugging Face Hub for the tests: a stdlib HTTP server on 127.0.0.1 that records every commit.
 
 It answers the endpoints the real ``huggingface_hub`` client calls to create repos, upload (regular
-files inline, LFS files through the batch API + PUT) and commit, and the ones ``datasets`` calls to
-read a repo back (repo info, tree, paths-info, resolve), so the tests can drive the real clients:
+files inline, LFS files through the batch API + PUT) and commit, and the ones ``datasets`` and
+``snapshot_download`` call to read a repo back (repo info at a revision with its siblings and sha,
+tree, paths-info, ``HEAD``/``GET`` resolve with ``X-Repo-Commit``, ``ETag``, ``Content-Length``
+and, for LFS files, ``X-Linked-Etag``/``X-Linked-Size``), so the tests can drive the real clients:
 
     with LocalHub() as hub:
         env = {**os.environ, **hub.client_env(token="hf_dummy")}   # set BEFORE importing the client
         subprocess.run([...], env=env)
         hub.files("dataset", "ns/str-2021")    # {path: bytes} at the head of main
         hub.commits                            # every commit, in order, with what it sent
+        sha = hub.put_folder("model", "ns/tiny", folder)   # a repo placed by the test
 
 ``hub.fail("POST", r"/commit/", status=500)`` makes the next matching request fail (a server error
-mid-push). Revisions are ``main`` or a commit oid. Files are stored as LFS when the client should
+mid-push); ``hub.gate("model", "ns/x")`` makes its files answer like a gated repo's to a user who
+has not accepted its terms (401/403 with ``X-Error-Code: GatedRepo``); ``hub.slow(r"ns/x", 3)``
+makes matching requests wait 3 s before answering (a Hub that times out). Revisions are
+``main``, a tag (``hub.tag``) or a commit oid. Files are stored as LFS when the client should
 upload them so (binary extensions, > 10 MB, or a NUL byte in the first 512 bytes), like the Hub.
 """
 
@@ -22,8 +28,10 @@ import hashlib
 import json
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
 TYPES = {"models": "model", "datasets": "dataset", "spaces": "space"}
@@ -32,6 +40,11 @@ LFS_SUFFIXES = (".parquet", ".arrow", ".png", ".jpg", ".safetensors", ".bin", ".
                 ".onnx", ".zip", ".gz", ".npy", ".pkl")
 LFS_MIN_SIZE = 10 * 1024 * 1024
 EMPTY_TREE = "0" * 40
+
+
+def stored_as_lfs(path: str, size: int, sample: bytes) -> bool:
+    """Whether the Hub keeps a file as LFS: a binary extension, > 10 MB, or a NUL byte early on."""
+    return path.lower().endswith(LFS_SUFFIXES) or size > LFS_MIN_SIZE or b"\0" in sample[:512]
 
 
 def git_oid(data: bytes) -> str:
@@ -77,6 +90,8 @@ class Repo:
     private: bool
     sdk: str | None
     history: list[Commit] = field(default_factory=list)
+    tags: dict[str, str] = field(default_factory=dict)  # tag -> commit oid
+    gated: bool = False
 
     @property
     def head(self) -> dict[str, Stored]:
@@ -89,6 +104,7 @@ class Repo:
     def at(self, revision: str) -> tuple[str, dict[str, Stored]] | None:
         if revision == "main":
             return self.sha, self.head
+        revision = self.tags.get(revision, revision)
         for commit in self.history:
             if commit.oid == revision:
                 return commit.oid, commit.files
@@ -104,6 +120,7 @@ class LocalHub:
         self.commits: list[Commit] = []
         self.requests: list[tuple[str, str, str | None]] = []  # method, path, Authorization
         self._failures: list[list] = []  # [method, regex, status, remaining]
+        self._delays: list[tuple[re.Pattern, float]] = []  # (path regex, seconds)
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.endpoint = f"http://127.0.0.1:{self._server.server_address[1]}"
@@ -128,6 +145,48 @@ class LocalHub:
     def fail(self, method: str, path_regex: str, status: int = 500, times: int = 1) -> None:
         """Answer the next ``times`` requests matching ``method`` and ``path_regex`` with ``status``."""
         self._failures.append([method, re.compile(path_regex), status, times])
+
+    def gate(self, repo_type: str, repo_id: str) -> None:
+        """Answer the files of this repo as a gated repo does to a user without access."""
+        self.repos[(repo_type, repo_id)].gated = True
+
+    def slow(self, path_regex: str, seconds: float) -> None:
+        """Wait ``seconds`` before answering every request whose path matches ``path_regex``."""
+        self._delays.append((re.compile(path_regex), seconds))
+
+    def delay(self, path: str) -> float:
+        return max((s for regex, s in self._delays if regex.search(path)), default=0.0)
+
+    def tag(self, repo_type: str, repo_id: str, name: str, oid: str) -> None:
+        self.repos[(repo_type, repo_id)].tags[name] = oid
+
+    def put(self, repo_type: str, repo_id: str, files: dict[str, bytes],
+            message: str = "Upload files") -> str:
+        """Commit ``files`` (path -> bytes) to ``main`` of the repo (created when new), each
+        stored as the Hub stores it (:func:`stored_as_lfs`); the commit oid."""
+        if (repo_type, repo_id) not in self.repos:
+            namespace, name = repo_id.split("/")
+            self.create_repo({"type": repo_type, "organization": namespace, "name": name})
+        lines = [{"key": "header", "value": {"summary": message}}]
+        for path, data in sorted(files.items()):
+            if stored_as_lfs(path, len(data), data):
+                oid = hashlib.sha256(data).hexdigest()
+                self.lfs[oid] = data
+                lines.append({"key": "lfsFile", "value": {"path": path, "oid": oid}})
+            else:
+                lines.append({"key": "file", "value": {"path": path, "encoding": "base64",
+                                                       "content": base64.b64encode(data).decode()}})
+        status, reply = self.commit(self.repos[(repo_type, repo_id)], "main", lines)
+        if status != 200:
+            raise ValueError(f"the local hub refused the commit: {reply}")
+        return reply["commitOid"]
+
+    def put_folder(self, repo_type: str, repo_id: str, folder, message: str = "Upload folder") -> str:
+        """:meth:`put` of every file under ``folder`` (relative POSIX paths)."""
+        folder = Path(folder)
+        return self.put(repo_type, repo_id, {p.relative_to(folder).as_posix(): p.read_bytes()
+                                             for p in sorted(folder.rglob("*")) if p.is_file()},
+                        message)
 
     def files(self, repo_type: str, repo_id: str) -> dict[str, bytes]:
         return {path: s.data for path, s in self.repos[(repo_type, repo_id)].head.items()}
@@ -172,9 +231,7 @@ class LocalHub:
     def preupload(self, repo: Repo, body: dict) -> dict:
         files = []
         for f in body["files"]:
-            sample = base64.b64decode(f["sample"])
-            lfs = (f["path"].lower().endswith(LFS_SUFFIXES) or f["size"] > LFS_MIN_SIZE
-                   or b"\0" in sample)
+            lfs = stored_as_lfs(f["path"], f["size"], base64.b64decode(f["sample"]))
             entry = {"path": f["path"], "uploadMode": "lfs" if lfs else "regular", "shouldIgnore": False}
             if f["path"] in repo.head:
                 entry["oid"] = repo.head[f["path"]].oid
@@ -233,7 +290,7 @@ class LocalHub:
 
     def info(self, repo: Repo, sha: str, files: dict[str, Stored]) -> dict:
         info = {"id": repo.repo_id, "sha": sha, "private": repo.private, "disabled": False,
-                "gated": False, "siblings": [{"rfilename": p} for p in sorted(files)],
+                "gated": "auto" if repo.gated else False, "siblings": [{"rfilename": p} for p in sorted(files)],
                 "lastModified": "2026-01-01T00:00:00.000Z", "tags": []}
         if repo.sdk:
             info["sdk"] = repo.sdk
@@ -299,6 +356,7 @@ def _handler(hub: LocalHub):
             path, query = unquote(url.path), parse_qs(url.query)
             hub.requests.append((self.command, path, self.headers.get("Authorization")))
             raw = self._body() if self.command in ("POST", "PUT") else b""
+            time.sleep(hub.delay(path))
             status = hub.injected_failure(self.command, path)
             if status is not None:
                 return self._reply(status, {"error": f"injected server error {status}"})
@@ -364,12 +422,23 @@ def _handler(hub: LocalHub):
             sha, files = found
             if path not in files:
                 return self._not_found(f"file {path}", "EntryNotFound")
+            if repo.gated:  # 401 to an anonymous user, 403 to one who has not accepted the terms
+                return self._reply(403 if self.headers.get("Authorization") else 401,
+                                   {"error": f"Access to model {repo_id} is restricted. You must "
+                                             "have access to it and be authenticated to access it."},
+                                   {"X-Error-Code": "GatedRepo"})
             stored = files[path]
             headers = {"X-Repo-Commit": sha, "ETag": f'"{stored.entry(path)["oid"]}"'}
             if stored.lfs:
                 headers |= {"X-Linked-Etag": f'"{stored.oid}"', "X-Linked-Size": str(len(stored.data))}
             self._reply(200, headers=headers, raw=stored.data)
 
-        do_GET = do_POST = do_PUT = do_HEAD = _dispatch
+        def _answer(self):
+            try:
+                self._dispatch()
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting
+                self.close_connection = True
+
+        do_GET = do_POST = do_PUT = do_HEAD = _answer
 
     return Handler

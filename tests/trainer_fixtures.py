@@ -36,6 +36,34 @@ def tiny_encoder(path: str | Path, *, hidden: int = 32, layers: int = 2, seed: i
     return path
 
 
+def tiny_sentence_transformer(path: str | Path, *, pooling: str = "mean", seed: int = 0) -> Path:
+    """A sentence-transformers bi-encoder (Transformer + Pooling by ``pooling``) over a
+    :func:`tiny_encoder`, saved at ``path`` by sentence-transformers itself."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+
+    path = Path(path)
+    base = tiny_encoder(path.parent / f".{path.name}-base", seed=seed)
+    transformer = Transformer(str(base), max_seq_length=32)
+    SentenceTransformer(modules=[transformer, Pooling(transformer.get_embedding_dimension(),
+                                                      pooling_mode=pooling)]).save(str(path))
+    shutil.rmtree(base)
+    return path
+
+
+def tiny_cross_encoder(path: str | Path, *, num_labels: int = 1, seed: int = 0) -> Path:
+    """A sentence-transformers ``CrossEncoder`` (a sequence-classification head of
+    ``num_labels``) over a :func:`tiny_encoder`, saved at ``path`` by sentence-transformers."""
+    from sentence_transformers import CrossEncoder
+
+    path = Path(path)
+    base = tiny_encoder(path.parent / f".{path.name}-base", seed=seed)
+    torch.manual_seed(seed)
+    CrossEncoder(str(base), num_labels=num_labels, max_length=32).save(str(path))
+    shutil.rmtree(base)
+    return path
+
+
 def toy_pairs(score_range: tuple[float, float] = (0.0, 1.0),
               condition: str | None = None) -> datasets.Dataset:
     """All pairs of "a <colour> <shape>" objects; score = shared attributes / 2 on ``score_range``

@@ -10,6 +10,7 @@ suited to sentence pairs. :func:`recorded_options` is what a run writes down abo
 from __future__ import annotations
 
 import sys
+import warnings
 from dataclasses import dataclass, field, fields
 
 import torch
@@ -138,6 +139,11 @@ class PairTrainingArguments(TrainingArguments):
         return {name: getattr(self, name) for name in MODEL_CLASSES[self.encoder].fit_options}
 
 
+def cpu_has_native_bf16() -> bool:
+    """Whether oneDNN runs bf16 natively on this CPU (AVX512-BF16 or AMX)."""
+    return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+
+
 def device_kwargs(precision: str = "auto", *, cuda: bool | None = None) -> dict:
     """``TrainingArguments`` device and precision fields for ``precision`` (see
     :class:`PairTrainingArguments`; ``cuda``: train on a CUDA GPU, default when one is there).
@@ -145,11 +151,16 @@ def device_kwargs(precision: str = "auto", *, cuda: bool | None = None) -> dict:
     bf16, ``bf16`` is an error there) and TF32 matmuls where the GPU has them; ``fp32``: neither
     (TF32 switched off, also after an earlier run in the same process switched it on). Without a
     GPU: ``use_cpu`` (which also lets torchrun run several CPU processes over gloo), float32
-    unless ``bf16``."""
+    unless ``bf16``, which warns on a CPU without native bf16 (AVX512-BF16 or AMX), where autocast
+    is emulated and slower than float32."""
     check_arguments({"precision": precision})
     if cuda is None:
         cuda = torch.cuda.is_available()
     if not cuda:
+        if precision == "bf16" and not cpu_has_native_bf16():
+            warnings.warn("--precision bf16 on a CPU without native bf16 (AVX512-BF16 or AMX): "
+                          "autocast is emulated here and runs slower than fp32; use auto or fp32",
+                          stacklevel=2)
         return {"use_cpu": True, "bf16": precision == "bf16"}
     if precision == "fp32":
         return {"tf32": False}

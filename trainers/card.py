@@ -9,12 +9,13 @@ gathers while training and :func:`~trainers.fitting.fit` completes with the data
 evaluation; an ensemble's by ``Ensemble.save``.
 
 No ``model-index`` ever: the Hub would show its numbers in a results widget as if checked, and
-they are self-reported (the Metrics section gives them). ``base_model`` only for a packaged
-starting model (a Hub id). A kind that only semrel can load (tri-encoder, conditional
-bi-encoder) says ``library_name: semrel``: with ``transformers`` the Hub would offer
-``AutoModel``, which loads the bare encoder and silently drops the semrel head. The usage snippet
-runs as written beside the run folder (``path = "<folder>"``); ``semrel push`` points it at the
-model's Hub repo."""
+they are self-reported (the Metrics section gives them). ``base_model`` only for a starting
+model with a Hub id (one fetched from the Hub, a packaged one); the text names the model a run
+started from (Hub id and commit, packaged name, or a local folder of which kind). A kind that
+only semrel can load (tri-encoder, conditional bi-encoder) says ``library_name: semrel``: with
+``transformers`` the Hub would offer ``AutoModel``, which loads the bare encoder and silently
+drops the semrel head. The usage snippet runs as written beside the run folder
+(``path = "<folder>"``); ``semrel push`` points it at the model's Hub repo."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ from importlib.metadata import PackageNotFoundError, requires
 from pathlib import Path
 
 from huggingface_hub import ModelCard, ModelCardData
+
+from semrel.dataset_scripts.pretrained import PACKAGED_MODELS
 
 from .run_folder import CARD, CONFIG, HEAD, write_text
 from .selection import card_section
@@ -47,6 +50,10 @@ CONDITIONAL_ENCODERS_CITATION = """\
   year = {2023},
   url = {https://arxiv.org/abs/2305.15093}
 }"""  # the conditional cross/bi/tri-encoders and the quadruplet loss (§4.1)
+
+KIND_WORDS = {"semrel": "a run of semrel", "bi-encoder": "a sentence-transformers bi-encoder",
+              "cross-encoder": "a sentence-transformers CrossEncoder",
+              "transformer": "a transformers encoder"}  # trainers.model_ref.KINDS a run starts from
 
 SEMREL_INSTALL = ("# the semrel source is not on a package index: in a checkout of it\n"
                   "pip install '.[train]'")
@@ -134,6 +141,20 @@ def write_card(folder, metadata: ModelCardData, body: str, parameter: str = "out
     """``folder/README.md``: ``metadata`` as the YAML header, then ``body``; written whole."""
     card = ModelCard(f"---\n{metadata.to_yaml()}\n---\n{body}")
     return write_text(Path(folder) / CARD, str(card), parameter)
+
+
+def _started_from(result) -> str:
+    """The sentence naming the model a run started from (``FitResult.start_model``), or ""."""
+    start = getattr(result, "start_model", None) or {}
+    if not start:
+        return ""
+    what = KIND_WORDS.get(start["kind"], start["kind"])
+    if start.get("hub_id"):
+        return f"\nStarted from `{start['hub_id']}` at revision `{start['revision']}` ({what})."
+    if start["spec"] in PACKAGED_MODELS:
+        return (f"\nStarted from the packaged `{start['spec']}` "
+                f"(`{PACKAGED_MODELS[start['spec']].hub_id}`, {what}).")
+    return f"\nStarted from a local folder ({what})."
 
 
 def _metrics(facts: CardFacts) -> str:
@@ -227,7 +248,7 @@ def write_model_card(output_dir: Path, model) -> Path:
 # {model.kind}-encoder fine-tuned on {name}
 
 {type(model).description}; {pooling}{', conditional' if model.conditional else ''}.{prompt}
-Trained with `semrel` (semrel) on the `train` split, objective `{options['objective']}`.
+Trained with `semrel` (semrel) on the `train` split, objective `{options['objective']}`.{_started_from(result)}
 
 ## Usage
 {loads}

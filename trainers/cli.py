@@ -32,6 +32,7 @@ from semrel.metrics.output_files import check_output
 
 from .cli_flags import (
     add_data_flags,
+    add_model_kind_flag,
     add_selection_flags,
     add_training_flags,
     command,
@@ -65,15 +66,20 @@ def register(commands) -> None:
     p_predict = command(commands, "predict", run_predict, "predict a split; write a submission file")
     add_data_flags(p_predict)
     flag(p_predict, "--config", default="default", help="dataset config")
-    flag(p_predict, "--model", "model_path", required=True, help="a model saved by fit")
+    flag(p_predict, "--model", "model_path", required=True,
+         help="a run of semrel fit or an ensemble: its folder or Hub model id "
+              "namespace/name[@revision]")
+    add_model_kind_flag(p_predict)
     flag(p_predict, "--split", default="test", help="split to predict")
     flag(p_predict, "--output", "path", required=True,
          help="submission file: .csv -> PairID,Pred_Score (SemEval-2024 Task 1, scored by "
               "semrel evaluate), else JSON {\"0\": score, ...} (C-STS)")
     p_ens = command(commands, "ensemble", run_ensemble,
                     "combine trained models into an ensemble folder")
-    flag(p_ens, "--member", "members", action="append", required=True, metavar="DIR",
-         help="a model folder written by fit (repeat)")
+    flag(p_ens, "--member", "members", action="append", required=True, metavar="MODEL",
+         help="a run of semrel fit: its folder or Hub model id namespace/name[@revision] "
+              "(repeat)")
+    add_model_kind_flag(p_ens)
     flag(p_ens, "--method", choices=ENSEMBLE_METHODS, default="rank",
          help="rank average, linear stack fit on the members' CV predictions, or a learned stack "
               "(ridge, gbm) fit on their CV or dev predictions")
@@ -115,27 +121,43 @@ def _dev(args):
                     cache_dir=args.cache_dir)
 
 
-def _model(name: str) -> str:
-    """A packaged model name or a folder, else a ParameterError naming it."""
-    from .pretrained import resolve_model
+def _model_ref(spec: str, args, parameter: str):
+    """``spec`` (``--model``, a ``--member``'s model) resolved with ``--model-kind``: a
+    :class:`~trainers.model_ref.ModelRef` (a Hub model fetched into the cache), else a
+    ParameterError on ``parameter``."""
+    from .model_ref import resolve_model_ref
 
-    return resolve_model(name)
+    return resolve_model_ref(spec, kind=args.model_kind, parameter=parameter)
 
 
-def _check_training_folders(args) -> None:
+def _starting_model(spec: str, args, values: dict):
+    """fit's and cv's ``--model`` (a ``--member``'s model, trained with ``values``) as a
+    :class:`~trainers.model_ref.ModelRef` whose starting transformer
+    (:func:`~trainers.starting_point.starting_folder`) is a whole transformer folder."""
+    from .run_folder import check_transformer_folder
+    from .starting_point import starting_folder
+
+    ref = _model_ref(spec, args, "name_or_path")
+    start = starting_folder(ref, values["encoder"], "name_or_path")
+    check_transformer_folder(start, "name_or_path")
+    return ref
+
+
+def _check_training_folders(args, values: dict):
     """fit's and cv's folders before anything is loaded or trained (:mod:`~trainers.run_folder`):
-    the models read (``--model``, fit's ``--resume``), then the places written (``--output``:
-    no link, none of the inputs, inside the model or holding an input; ``--cache-dir``)."""
+    the models read (``--model``, fetched from the Hub if it names a Hub model, and fit's
+    ``--resume``), then the places written (``--output``: no link, none of the inputs, inside
+    the model or holding an input; ``--cache-dir``). The model's ModelRef, or None."""
     from . import run_folder as folders
 
-    if args.model is not None:
-        folders.check_transformer_folder(_model(args.model), "name_or_path")
+    ref = None if args.model is None else _starting_model(args.model, args, values)
     if getattr(args, "resume", None) not in (None, "last"):
         folders.check_checkpoint_folder(args.resume, "resume_from_checkpoint")
-    check_output(args.output, "output_dir", {"name_or_path": [args.model]}, folder=True,
-                 data={**_data(args), "eval_dataset": [args.eval_dataset]})
+    check_output(args.output, "output_dir", {"name_or_path": [str(ref.path) if ref else None]},
+                 folder=True, data={**_data(args), "eval_dataset": [args.eval_dataset]})
     folders.check_output_folder(args.output, "output_dir")
     _check_cache(args)
+    return ref
 
 
 def _data(args) -> dict:
@@ -152,12 +174,11 @@ def _check_cache(args) -> None:
         check_output_folder(args.cache_dir, "cache_dir")
 
 
-def _member_model(spec: str, model: str) -> str:
-    """A cv ``--member``'s model folder, checked; its faults name the member."""
-    from .run_folder import check_transformer_folder
-
+def _member_model(spec: str, model: str, args, values: dict):
+    """A cv ``--member``'s model (:func:`_starting_model`), checked; its faults name the
+    member."""
     try:
-        return str(check_transformer_folder(_model(model), "name_or_path"))
+        return _starting_model(model, args, values)
     except ParameterError as exc:
         raise ParameterError("member", spec, exc.rule) from None
 
@@ -241,14 +262,13 @@ def _print_ensemble(ensemble) -> None:
 def run_fit(args: argparse.Namespace) -> int:
     """``semrel fit``: checks, then train on one config, evaluate, save model + card."""
     values = _training_values(args)
-    _check_training_folders(args)
+    model = _check_training_folders(args, values)
     from semrel.dataset_scripts.pairs import load_pairs
 
     from .arguments import PairTrainingArguments
     from .fitting import fit
     from .run_folder import CARD, METRICS
 
-    model = _model(args.model)
     training = PairTrainingArguments(**values)
     result = fit(load_pairs(args.dataset, args.config, **_load_kwargs(args)), model, training,
                  resume_from_checkpoint=args.resume, overwrite=args.overwrite,
@@ -265,14 +285,14 @@ def run_cv(args: argparse.Namespace) -> int:
     values = _training_values(args)
     if not (args.model or args.member):
         raise UsageError("cv needs --model (or --member ENCODER@MODEL, repeated)")
-    _check_training_folders(args)
+    model = _check_training_folders(args, values)
     if args.member:
         return _run_cv_members(args)
     from .arguments import PairTrainingArguments
     from .cross_validation import cross_validate
     from .summaries import mean_interval, mean_scores
 
-    results = cross_validate(args.dataset, args.family, _model(args.model),
+    results = cross_validate(args.dataset, args.family, model,
                              PairTrainingArguments(**values), overwrite=args.overwrite,
                              eval_data=_dev(args), **_load_kwargs(args))
     for config, result in results.items():
@@ -295,7 +315,8 @@ def _run_cv_members(args: argparse.Namespace) -> int:
     for spec in args.member:
         name, model, changes = parse_member(spec)
         member = training_arguments(args, str(Path(args.output) / name), changes)
-        members.append((name, _member_model(spec, model), PairTrainingArguments(**member)))
+        members.append((name, _member_model(spec, model, args, member),
+                        PairTrainingArguments(**member)))
     if len(members) == 1:
         raise ParameterError("member", args.member[0], "is the only member: an ensemble needs "
                              ">= 2 (repeat {member}); one model's CV is {name_or_path} with the "
@@ -313,7 +334,8 @@ def run_predict(args: argparse.Namespace) -> int:
         check_score_range(args.score_range)
     from . import run_folder as folders
 
-    folders.check_run_folder(args.model, "model_path")
+    args.model = str(folders.check_run_folder(_model_ref(args.model, args, "model_path").path,
+                                              "model_path"))
     check_output(args.output, "path", {"model_path": [args.model]}, data=_data(args))
     folders.check_output_file(args.output, "path")
     _check_cache(args)
@@ -331,6 +353,7 @@ def run_ensemble(args: argparse.Namespace) -> int:
     """``semrel ensemble``: combine trained models into an ensemble folder."""
     from . import run_folder as folders
 
+    args.member = [str(_model_ref(member, args, "members").path) for member in args.member]
     for member in args.member:
         folders.check_run_folder(member, "members", written_by_fit=True)
     for cv_dir in args.cv_dir or ():

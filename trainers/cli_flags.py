@@ -16,7 +16,7 @@ import functools
 from semrel.command_line import UsageError, add_command, integer, number
 from semrel.metrics.errors import ParameterError
 
-from .options import OPTIONS, check_arguments
+from .options import MODEL_KINDS, OPTIONS, check_arguments
 from .selection import DEV_SPLITS, METRICS, selection_arguments
 
 ARG_TYPES = {int: integer, float: number}  # ASCII decimal notation, as every semrel command
@@ -91,10 +91,23 @@ def add_data_flags(parser: argparse.ArgumentParser) -> None:
     flag(parser, "--cache-dir", help="datasets cache directory")
 
 
+MODEL_HELP = ("a packaged name (minilm, mpnet, e5-small; see `semrel models`), a model folder (a run of "
+              "semrel fit, an ensemble, a sentence-transformers bi-encoder or CrossEncoder, a transformers "
+              "encoder) or a Hub model id namespace/name[@revision] (fetched into the Hugging Face cache; "
+              "HF_HUB_OFFLINE=1: the cache only)")
+
+
+def add_model_kind_flag(parser: argparse.ArgumentParser) -> None:
+    """``--model-kind``: what ``--model`` (``--member``) is, where its files leave it open."""
+    flag(parser, "--model-kind", "model_kind", choices=MODEL_KINDS,
+         help="the kind of model --model is, where its files leave it open (default: read from "
+              "its files)")
+
+
 def add_training_flags(parser: argparse.ArgumentParser, model_required: bool = True) -> None:
     flag(parser, "--model", "name_or_path", "model_path", required=model_required,
-         help="pretrained transformer folder, or a packaged name (minilm, mpnet, e5-small; see `semrel "
-              "models`)")
+         help="the model to start from: " + MODEL_HELP)
+    add_model_kind_flag(parser)
     flag(parser, "--output", "output_dir", required=True,
          help="output folder (new, empty, or --overwrite)")
     flag(parser, "--overwrite", action="store_true",

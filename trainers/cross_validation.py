@@ -14,11 +14,12 @@ from semrel.metrics.text_numbers import INTEGER, ascii_number
 
 from .arguments import PairTrainingArguments, recorded_options
 from .combination import cv_ensemble
-from .fitting import FitResult, eval_split_name, fit, with_output
+from .fitting import FitResult, eval_split_name, fit, model_ref, with_output
 from .options import CV_FAMILIES as FAMILIES
 from .options import OPTIONS
 from .run_folder import finish_run, load_run, prepare_output
 from .selection import DevSplit, check_selection
+from .starting_point import starting_folder
 
 BOOLEANS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
@@ -26,7 +27,8 @@ BOOLEANS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "n
 def cross_validate(dataset: str, family: str, model_path, args: PairTrainingArguments, *,
                    overwrite: bool = False, eval_data: DevSplit | None = None,
                    **load_kwargs) -> dict[str, FitResult]:
-    """:func:`~trainers.fitting.fit` on every config of a family (``cv``: ``cv-fold-*``;
+    """:func:`~trainers.fitting.fit` from ``model_path`` (any model ``fit`` takes, resolved and
+    checked as a starting point once) on every config of a family (``cv``: ``cv-fold-*``;
     ``lodo``: ``lodo-*``) of ``dataset`` (:func:`~semrel.dataset_scripts.pairs.dataset_configs`),
     each into ``args.output_dir/<config>`` (each fold choosing its checkpoint on ``eval_data``
     when given, checked for every fold before any trains); ``args.output_dir`` follows
@@ -40,7 +42,9 @@ def cross_validate(dataset: str, family: str, model_path, args: PairTrainingArgu
     if args.output_dir is None:
         raise ParameterError("output_dir", None, "must name the folder of the fold runs")
     output_dir = Path(args.output_dir)
-    run = {"cv": family, "data": str(dataset), "model": str(model_path),
+    ref = model_ref(model_path)
+    starting_folder(ref, args.encoder, "model_path")
+    run = {"cv": family, "data": str(dataset), "model": ref.fingerprint,
            "options": recorded_options(args)}
     if eval_data is not None:
         run["eval_data"] = eval_data.name
@@ -48,7 +52,7 @@ def cross_validate(dataset: str, family: str, model_path, args: PairTrainingArgu
     for data in folds.values():
         check_selection(data, eval_data, args, held_out=eval_split_name(data.splits))
     prepare_output(output_dir, run, overwrite=overwrite)
-    results = {config: fit(data, model_path, with_output(args, output_dir / config),
+    results = {config: fit(data, ref, with_output(args, output_dir / config),
                            eval_data=eval_data) for config, data in folds.items()}
     finish_run(output_dir, run)
     return results

@@ -9,6 +9,7 @@ per-language Spearman and the intervals come from :mod:`~trainers.summaries`.
 from __future__ import annotations
 
 import copy
+import logging
 import os
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -16,13 +17,13 @@ from pathlib import Path
 import numpy as np
 
 from semrel.dataset_scripts.pairs import PairData
-from semrel.dataset_scripts.pretrained import known_base_model
-from semrel.metrics.errors import MissingPathError, ParameterError
+from semrel.metrics.errors import ParameterError
 
 from .arguments import PairTrainingArguments, precision_used, recorded_options, stored_options
 from .card import CardFacts
 from .data import prepare_pairs, pretokenize_pairs
-from .models import build_model
+from .model_ref import ModelRef, resolve_model_ref
+from .models import build_model, default_prompt
 from .run_folder import (
     CHECKPOINTS,
     PREDICTIONS,
@@ -36,16 +37,20 @@ from .run_folder import (
     write_predictions,
 )
 from .selection import DevSplit, check_selection, selection_record
+from .starting_point import base_model, pooling_note, starting_folder
 from .summaries import eval_intervals, finite_or_null, per_language_spearman, per_source_spearman
 from .trainer import EpochClock, PairTrainer, SimilarityResult, similarity_scores
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class FitResult:
     """What one run measured: scores on ``eval_split`` (on the [0, 1] label scale), per-source
     Spearman, training size and speed (pairs/s over the steps trained in this process, so a
-    resumed run counts only what it trained after resuming; the seconds of each epoch trained)
-    and the options it ran with (:func:`~trainers.arguments.recorded_options`). The run folder's
+    resumed run counts only what it trained after resuming; the seconds of each epoch trained),
+    the options it ran with (:func:`~trainers.arguments.recorded_options`) and the model it
+    started from (``start_model``: :meth:`~trainers.model_ref.ModelRef.record`). The run folder's
     record of it writes a figure that is undefined (NaN: e.g. Spearman of constant predictions)
     as null."""
 
@@ -68,11 +73,22 @@ class FitResult:
     selection: dict = field(default_factory=dict)  # trainers.selection.selection_record
     spearman_ci: list[float] | None = None  # 95 % paired-bootstrap interval (eval_intervals)
     pearson_ci: list[float] | None = None  # 95 % Fisher-z interval
+    start_model: dict = field(default_factory=dict)  # spec, kind, Hub id and revision
 
 
-def run_fingerprint(data: PairData, model_path, args: PairTrainingArguments) -> dict:
-    """What makes two runs the same run: data, starting model, recorded options."""
-    return {"data": data.name, "model": str(model_path), "options": recorded_options(args)}
+def model_ref(model) -> ModelRef:
+    """A model argument of :func:`fit` (a :class:`~trainers.model_ref.ModelRef`, or what
+    :func:`~trainers.model_ref.resolve_model_ref` takes) as a ModelRef."""
+    return model if isinstance(model, ModelRef) else resolve_model_ref(str(model),
+                                                                       parameter="model_path")
+
+
+def run_fingerprint(data: PairData, model: ModelRef | str | os.PathLike,
+                    args: PairTrainingArguments) -> dict:
+    """What makes two runs the same run: data, starting model (a folder by its path, a Hub model
+    by id and commit: :attr:`~trainers.model_ref.ModelRef.fingerprint`), recorded options."""
+    named = model.fingerprint if isinstance(model, ModelRef) else str(model)
+    return {"data": data.name, "model": named, "options": recorded_options(args)}
 
 
 def eval_split_name(splits) -> str | None:
@@ -95,10 +111,13 @@ def _predict(trainer, rows) -> np.ndarray:
     return np.asarray(trainer.predict(rows).predictions, dtype=np.float64).reshape(-1)
 
 
-def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArguments, *,
+def fit(data: PairData, model_path: str | os.PathLike | ModelRef, args: PairTrainingArguments, *,
         resume_from_checkpoint: str | bool | None = None, overwrite: bool = False,
         callbacks=None, eval_data: DevSplit | None = None) -> FitResult:
-    """Train ``args.encoder`` from the transformer at ``model_path`` on the ``train`` split,
+    """Train ``args.encoder`` from the model ``model_path`` (a packaged name, a folder, a Hub
+    model id ``namespace/name[@revision]`` or a resolved
+    :class:`~trainers.model_ref.ModelRef`; the transformer it starts from is
+    :func:`~trainers.starting_point.starting_folder`'s) on the ``train`` split,
     evaluate on :func:`eval_split_name`, save model + model card + figures in the run
     folder ``args.output_dir`` (the Trainer's checkpoints, e.g. with ``save_strategy="steps"``,
     in its ``checkpoints``).
@@ -122,11 +141,11 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
     output_dir = Path(args.output_dir)
     resume = resume_from_checkpoint if resume_from_checkpoint is not None \
         else args.resume_from_checkpoint
-    if not Path(model_path).is_dir():
-        raise MissingPathError("model_path", str(model_path), "no such model folder")
+    ref = model_ref(model_path)
+    start = starting_folder(ref, args.encoder, "model_path")
     eval_name = eval_split_name(data.splits)
     check_selection(data, eval_data, args, held_out=eval_name)
-    run = run_fingerprint(data, model_path, args)
+    run = run_fingerprint(data, ref, args)
     if eval_data is not None:
         run["eval_data"] = eval_data.name
     main_process = int(os.environ.get("RANK", "0")) == 0  # torchrun: one process owns the folder
@@ -144,8 +163,12 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
                                                             where=eval_data.name)
     checkpoint, start_step = resume_point(output_dir, resume)  # none written yet: refused here
     conditional = "condition" in train.column_names
-    model = build_model(args.encoder, model_path, seed=args.seed, conditional=conditional,
-                        **args.model_options())
+    if (note := pooling_note(ref, args.encoder, args.pooling)) and main_process:
+        log.warning(note)
+    options = args.model_options()
+    if start != ref.path and args.encoder != "cross":  # a transformer in a module folder: the
+        options["prompt"] = default_prompt(ref.path)  # prompts are in the model's own config
+    model = build_model(args.encoder, start, seed=args.seed, conditional=conditional, **options)
     train = pretokenize_pairs(train, model)
     if main_process:
         prepare_output(output_dir, run, resume=resume, overwrite=overwrite,
@@ -182,12 +205,13 @@ def fit(data: PairData, model_path: str | os.PathLike, args: PairTrainingArgumen
         pairs_per_second=pairs_here / seconds if seconds > 0 else 0.0,
         n_omitted_groups=trainer.n_omitted_groups, data=data.name,
         score_range=data.score_range, precision=precision_used(used),
-        epoch_seconds=clock.seconds, options=run["options"], selection=selection)
+        epoch_seconds=clock.seconds, options=run["options"], selection=selection,
+        start_model=ref.record())
     if eval_data is not None:  # the kept model's dev predictions (every process predicts)
         dev_predictions = _predict(trainer, dev_rows)
     if trainer.is_world_process_zero():
         model.card_facts = replace(model.card_facts or CardFacts(), data=data, result=result,
-                                   base_model=known_base_model(model_path))
+                                   base_model=base_model(ref, start))
         model.save_pretrained(output_dir)  # with its card
         write_metrics(output_dir, finite_or_null(asdict(result)))
         if eval_name is not None:

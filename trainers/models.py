@@ -54,9 +54,9 @@ from semrel.metrics.errors import ParameterError
 from .card import write_model_card
 from .options import ENCODER_KINDS, POOLINGS, TRI_COMBINES
 from .run_folder import HEAD, check_encoder_folder, read_encoder_config, write_encoder_config
+from .run_folder.files import ST_CONFIG  # sentence-transformers' prompts live there
 
 PRETOKENIZED = ("input_ids", "token_type_ids")  # kept per sequence; the mask follows from lengths
-ST_CONFIG = "config_sentence_transformers.json"  # sentence-transformers' prompts live here
 
 
 def default_prompt(path: str | Path) -> str:

@@ -13,7 +13,8 @@
 * The choices of ``semrel cv`` and ``semrel ensemble`` (:data:`CV_FAMILIES`,
   :data:`ENSEMBLE_METHODS`, :data:`STACK_LEARNERS`, :data:`STACK_FEATURES`), read by the CLI and by
   the library modules that check them (:mod:`~trainers.cross_validation`, :mod:`~trainers.ensemble`,
-  :mod:`~trainers.stacking`).
+  :mod:`~trainers.stacking`), and the kinds of model a ``--model`` may be (:data:`MODEL_KINDS`,
+  the ``--model-kind`` flag of every command that takes one; :mod:`~trainers.model_ref`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ STACK_LEARNERS = ("ridge", "gbm")  # a learned stack's second-level regressor (t
 ENSEMBLE_METHODS = ("rank", "stack", *STACK_LEARNERS)  # how an ensemble combines its members
 # lexical features beside the members' scores: Dice, the char n-gram ridge (trainers.lexical)
 STACK_FEATURES = ("dice", "char-ridge")
+# what a model argument is (trainers.model_ref.detect_kind reads it from the folder's files)
+MODEL_KINDS = ("semrel", "ensemble", "bi-encoder", "cross-encoder", "transformer")
 
 
 Rule = tuple[Callable[[object], bool], str]  # (test of an argument value, what it must be)

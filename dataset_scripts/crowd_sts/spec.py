@@ -14,4 +14,5 @@ SPEC = DatasetSpec(
     report_section=f"{CARD}:report_section",
     overview=f"{CARD}:overview",
     extras=("crowd",),  # its filters' measures (BLEU-1, VADER, ROUGE)
+    ceiling="semrel.dataset_scripts.crowd_sts.ceiling:human_ceiling",
 )

@@ -12,4 +12,5 @@ SPEC = DatasetSpec(
     languages=("cs",),
     card_body=f"{CARD}:card_body",
     overview=f"{CARD}:overview",
+    ceiling="semrel.dataset_scripts.czech_news_sts.ceiling:human_ceiling",
 )

@@ -33,7 +33,6 @@ from ..sources import fetch
 from .files import BWS, FILES, read_split
 
 ROUNDING = 0.005  # published scores have 2 decimals
-STR_2021_SHR = 0.84  # Abdalla et al. 2023, section 4 (raw annotations not public)
 TRIALS, SEED = 1000, 0
 READER, POOLED = "reader", "pooled"  # item identities: the reader's key, or the pooled pair key
 

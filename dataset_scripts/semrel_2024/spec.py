@@ -14,4 +14,5 @@ SPEC = DatasetSpec(
     card_body=f"{CARD}:card_body",
     report_section=f"{CARD}:report_section",
     overview=f"{CARD}:overview",
+    ceiling="semrel.dataset_scripts.semrel_2024.ceiling:human_ceiling",
 )

@@ -13,4 +13,5 @@ SPEC = DatasetSpec(
     card_body=f"{CARD}:card_body",
     report_section=f"{CARD}:report_section",
     overview=f"{CARD}:overview",
+    ceiling="semrel.dataset_scripts.str_2021.ceiling:human_ceiling",
 )

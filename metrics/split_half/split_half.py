@@ -18,7 +18,9 @@ the first half and silently gives an unscored item 0 in the second.
 
 All trials are computed together in chunks: random subsets come from a table of all half-splits
 of a group size, half counts are sparse matrix products, ranks of the integer fractions net/app
-come from one bincount per chunk. No Python loop runs per annotation or per trial.
+come from one bincount per chunk. No Python loop runs per annotation or per trial. The half scores
+of every trial, over any subset of the items, come from :func:`half_scores_bws` and
+:func:`half_scores_ratings` (the human ceiling, :mod:`semrel.metrics.ceiling`, is built on them).
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ def split_half_bws(tuples, best=None, worst=None, *, trials: int = 1000, seed=DE
     if method != "counting" and missing != "omit":
         raise ValueError(f"missing={missing!r} is SHR-BWS.pl's counting rule; method={method!r} takes 'omit'")
     ann = as_annotations(tuples, best, worst, choice=choice, on_invalid=on_invalid)
-    n_items, k = len(ann.items), ann.tuples.shape[1]
+    n_items = len(ann.items)
     group = tuple_groups(ann.tuples, n_items)
     if method != "counting":
         from .methods import split_half_method
@@ -90,8 +92,14 @@ def split_half_bws(tuples, best=None, worst=None, *, trials: int = 1000, seed=DE
             raise ValueError(f"trials must be >= 1, got {trials}")
         rho, r, both = split_half_method(ann, group, method, trials=trials, seed=seed, alpha=alpha, passes=passes)
         return _summary(rho, r, both, trials, n_items, spearman_brown, ann.n_skipped)
+    return _split_half(*_bws_parts(ann, group), trials, seed, missing, spearman_brown, integer=True,
+                       n_skipped=ann.n_skipped)
+
+
+def _bws_parts(ann, group: np.ndarray):
+    """(numerators, members, group, totals) of :func:`_half_chunks` for BWS counting."""
+    n_items, k, n = len(ann.items), ann.tuples.shape[1], len(ann.best)
     first = np.unique(group, return_index=True)[1]  # one annotation per tuple gives its items
-    n = len(ann.best)
     # net (items, annotations): +1 at the best item, -1 at the worst; two entries per column, built
     # as CSC directly (rows ascending within each column)
     sign = np.where(ann.best < ann.worst, 1.0, -1.0)
@@ -101,8 +109,16 @@ def split_half_bws(tuples, best=None, worst=None, *, trials: int = 1000, seed=DE
     members = sp.csr_matrix((np.ones(len(first) * k), (ann.tuples[first].ravel(), np.repeat(np.arange(len(first)), k))),
                             shape=(n_items, len(first)))
     appearances, n_best, n_worst = tally(ann)
-    return _split_half(net, members, group, (n_best - n_worst, appearances), trials, seed, missing,
-                       spearman_brown, integer=True, n_skipped=ann.n_skipped)
+    return net, members, group, (n_best - n_worst, appearances)
+
+
+def half_scores_bws(ann, *, trials: int, seed=DEFAULT_SEED, items=None):
+    """The per-trial half scores behind :func:`split_half_bws` (counting, ``missing="omit"``), as
+    :class:`HalfChunk` s of up to a chunk of trials each; ``items``: the indices of the items of
+    ``ann`` (an ``Annotations``) to keep, in that order (default: all)."""
+    check_options(trials, seed, False)
+    return _half_chunks(*_bws_parts(ann, tuple_groups(ann.tuples, len(ann.items))), trials, seed, "omit",
+                        integer=True, items=items)
 
 
 def check_options(trials, seed, spearman_brown) -> None:
@@ -157,16 +173,34 @@ def split_half_ratings(items, ratings, annotators=None, *, trials: int = 1000, s
               else pd.to_numeric(pd.Series(ratings), errors="coerce").to_numpy(dtype=np.float64))  # non-numbers: NaN
     keep = _valid_ratings(items, ratings, values, annotators, on_invalid)
     item_code, distinct = pd.factorize(items[keep], sort=True)
-    values = values[keep]
-    n_items, n = len(distinct), len(values)
+    *parts, integer = _ratings_parts(item_code, values[keep], len(distinct))
+    return _split_half(*parts, trials, seed, "omit", spearman_brown, integer=integer, n_skipped=int((~keep).sum()))
+
+
+def _ratings_parts(item_code: np.ndarray, values: np.ndarray, n_items: int):
+    """(numerators, members, group, totals, integer) of :func:`_half_chunks` for rating means."""
     scale = grid_scale(values)  # ratings on a grid (0.5, 0.25, 0.1 steps): integers, same correlations
     values = np.round(values * scale) if scale else values
-    sums = sp.csr_matrix((values, (item_code, np.arange(n))), shape=(n_items, n))
+    sums = sp.csr_matrix((values, (item_code, np.arange(len(values)))), shape=(n_items, len(values)))
+    totals = (np.bincount(item_code, weights=values, minlength=n_items), np.bincount(item_code, minlength=n_items))
+    return sums, sp.identity(n_items, format="csr"), item_code, totals, scale is not None
+
+
+def half_scores_ratings(item_code, values, *, trials: int, seed=DEFAULT_SEED, items=None):
+    """The per-trial half means behind :func:`split_half_ratings`, as :class:`HalfChunk` s:
+    ``item_code`` (ratings,) the item 0..I-1 of each rating (every item rated >= 2 times),
+    ``values`` the finite ratings; ``items``: the item indices to keep, in that order (default: all).
+    Scores on a grid of steps (0.5, 0.1, ...) come multiplied by the grid's scale (same correlations)."""
+    check_options(trials, seed, False)
+    item_code, values = np.asarray(item_code, dtype=np.int64), np.asarray(values, dtype=np.float64)
+    n_items = int(item_code.max()) + 1 if item_code.size else 0
     counts = np.bincount(item_code, minlength=n_items)
-    return _split_half(sums, sp.identity(n_items, format="csr"), item_code,
-                       (np.bincount(item_code, weights=values, minlength=n_items), counts), trials, seed,
-                       "omit", spearman_brown, integer=scale is not None,
-                       n_skipped=int((~keep).sum()))
+    if (counts < 2).any() or not np.isfinite(values).all():
+        raise DataValidationError(SOURCE, None, "every item needs >= 2 finite ratings",
+                                  f"item {int(np.argmax(counts < 2))} has {counts.min()}" if (counts < 2).any()
+                                  else "a rating is not finite")
+    *parts, integer = _ratings_parts(item_code, values, n_items)
+    return _half_chunks(*parts, trials, seed, "omit", integer=integer, items=items)
 
 
 GRID_SCALES = (1, 2, 4, 5, 10, 20, 25, 50, 100, 1000)
@@ -207,9 +241,37 @@ def _valid_ratings(items, ratings, values, annotators, on_invalid: OnInvalid) ->
     return ~bad
 
 
+@dataclass(frozen=True)
+class HalfChunk:
+    """Half scores of a chunk of trials, each array (trials in the chunk, items): ``score_a``,
+    ``score_b`` (BWS: net / appearances; ratings: mean), ``ranks_a``, ``ranks_b`` (average ranks
+    among the trial's valid items), ``valid`` (scored in both halves), ``den_a``, ``den_b``
+    (appearances or ratings behind each half score)."""
+
+    score_a: np.ndarray
+    score_b: np.ndarray
+    ranks_a: np.ndarray
+    ranks_b: np.ndarray
+    valid: np.ndarray
+    den_a: np.ndarray
+    den_b: np.ndarray
+
+
 def _split_half(numerators, members, group, totals, trials, seed, missing, spearman_brown, *,
                 integer, n_skipped) -> SplitHalfResult:
-    """The trial loop shared by both modes, vectorised over chunks of trials.
+    """Correlations of the half scores of every trial (:func:`_half_chunks`), summarised."""
+    rho, r, both = [], [], []
+    for c in _half_chunks(numerators, members, group, totals, trials, seed, missing, integer=integer):
+        rho.append(masked_pearson(c.ranks_a, c.ranks_b, c.valid))
+        r.append(masked_pearson(c.score_a, c.score_b, c.valid))
+        both.append(c.valid.sum(axis=1))
+    return _summary(np.concatenate(rho), np.concatenate(r), np.concatenate(both), trials, len(totals[0]),
+                    spearman_brown, n_skipped)
+
+
+def _half_chunks(numerators, members, group, totals, trials, seed, missing, *, integer, items=None):
+    """The trial loop shared by both modes, vectorised over chunks of trials: yields a
+    :class:`HalfChunk` per chunk (over ``items``, row indices of the item matrices, if given).
 
     numerators: (items, elements) sparse, half numerator = numerators @ membership; members:
     (items, groups) sparse, half denominator = members @ (elements of each group in the half);
@@ -222,6 +284,10 @@ def _split_half(numerators, members, group, totals, trials, seed, missing, spear
     rng = np.random.default_rng(seed)
     lay = layout(group)
     sizes = np.bincount(group)
+    if items is not None:
+        items = np.asarray(items, dtype=np.int64)
+        numerators, members = numerators.tocsr()[items], members.tocsr()[items]
+        totals = tuple(np.asarray(t)[items] for t in totals)
     # float32 sums of integers are exact while every half sum stays below 2**24; else float64
     integer = integer and float(abs(numerators).sum(axis=1).max()) < 1 << 24
     dtype = np.float32 if integer else np.float64
@@ -232,7 +298,6 @@ def _split_half(numerators, members, group, totals, trials, seed, missing, spear
     ranker, n_codes = _fraction_ranker(numerators, sizes, int(den_total.max())) if integer else (None, 0)
     # per chunk: (elements, chunk) memberships, (chunk, items) scores, (chunk, codes) rank counts
     chunk = max(1, min(trials, CHUNK_CELLS // max(len(group), num_total.shape[1] + n_codes)))
-    rho, r, both = [], [], []
     for start in range(0, trials, chunk):
         member, extra = random_halves(lay, min(chunk, trials - start), rng, dtype)
         num_a = np.asarray((numerators @ member).T, dtype=np.float64, order="C")  # (trials, items)
@@ -244,6 +309,7 @@ def _split_half(numerators, members, group, totals, trials, seed, missing, spear
         else:  # SHR-BWS.pl: an item unscored in the second half scores 0 there
             num_b, den_b = np.where(den_b > 0, num_b, 0.0), np.where(den_b > 0, den_b, 1.0)
         valid = np.broadcast_to(valid, num_a.shape)
+        den_a, den_b = np.broadcast_to(den_a, num_a.shape), np.broadcast_to(den_b, num_a.shape)
         if not valid.all():
             den_a, den_b = np.where(valid, den_a, 1.0), np.where(valid, den_b, 1.0)
         score_a, score_b = num_a / den_a, num_b / den_b  # BWS: the counting score net / appearances
@@ -251,11 +317,7 @@ def _split_half(numerators, members, group, totals, trials, seed, missing, spear
             ranks_a, ranks_b = ranker(num_a, den_a, valid), ranker(num_b, den_b, valid)
         else:
             ranks_a, ranks_b = ranks_by_sorting(score_a, valid), ranks_by_sorting(score_b, valid)
-        rho.append(masked_pearson(ranks_a, ranks_b, valid))
-        r.append(masked_pearson(score_a, score_b, valid))
-        both.append(valid.sum(axis=1))
-    return _summary(np.concatenate(rho), np.concatenate(r), np.concatenate(both), trials, num_total.shape[1],
-                    spearman_brown, n_skipped)
+        yield HalfChunk(score_a, score_b, ranks_a, ranks_b, valid, den_a, den_b)
 
 
 def _summary(rho, r, both, trials, n_items, spearman_brown, n_skipped) -> SplitHalfResult:

@@ -26,6 +26,8 @@ from semrel.dataset_scripts.semrel_2024.files import (
     TRACK_C,
 )
 from semrel.dataset_scripts.semrel_2024.str_link import ROUNDING
+from semrel.dataset_scripts.str_2021.ceiling import PUBLISHED_SHR as STR_2021_SHR
+from semrel.metrics.ceiling import spearman_brown
 
 from ..cards import build_recipe, histograms, markdown_table
 
@@ -105,8 +107,8 @@ def bws_tables(mirror=None) -> str:
          for lang in BWS_LANGUAGES for d in results[lang].largest(3)])
     reliability = markdown_table(
         ["data", "items", "SHR ρ", "sd", "Spearman–Brown"],
-        [["STR-2021 (English; paper §4, raw annotations not public)", "5,500", "", "",
-          f"{bws.STR_2021_SHR:.2f}"]]
+        [["STR-2021 (English; paper §4, raw annotations not public)", "5,500", f"{STR_2021_SHR:.2f}", "",
+          spearman_brown(STR_2021_SHR)]]
         + [[f"{lang}, {'pooled items' if identity == bws.POOLED else 'items as the reader keys them'}",
             f"{s.n_items:,}", s.spearman, s.spearman_std, s.corrected_spearman]
            for (lang, identity), s in shr.items()])

@@ -205,3 +205,28 @@ def test_evaluate_module_both_configs(monkeypatch):
     ratings = evaluate.load("metrics/split_half_reliability", "ratings")
     out = ratings.compute(items=["a", "a", "b", "b", "c", "c"], ratings=[1, 2, 3, 3, 5, 6], trials=5, seed=0)
     assert out["n_items"] == 3 and out["spearman"] == 1.0
+
+
+def test_half_scores_are_the_splits_split_half_correlates():
+    """The public half scores give split_half_bws's and split_half_ratings's trials (same seed), and
+    ``items`` keeps those items' columns in the order given."""
+    from semrel.metrics.bws.counting import as_annotations
+    from semrel.metrics.split_half.trialwise import masked_pearson
+
+    tuples, best, worst = simulate_bws(seed=2)
+    ann = as_annotations(tuples, best, worst)
+    whole = split_half_bws(ann, trials=40, seed=3)
+    chunks = list(shr.half_scores_bws(ann, trials=40, seed=3))
+    rho = np.concatenate([masked_pearson(c.ranks_a, c.ranks_b, c.valid) for c in chunks])
+    assert np.array_equal(rho, whole.spearman_trials)
+    some = [5, 1, 30]
+    picked = next(iter(shr.half_scores_bws(ann, trials=40, seed=3, items=some)))
+    for name in ("score_a", "score_b", "valid", "den_a"):
+        assert np.array_equal(getattr(picked, name), getattr(chunks[0], name)[:, some])
+    items = np.repeat(np.arange(30), 3)
+    ratings = np.random.default_rng(0).integers(1, 6, 90)
+    r = np.concatenate([masked_pearson(c.score_a, c.score_b, c.valid)
+                        for c in shr.half_scores_ratings(items, ratings, trials=20, seed=1)])
+    assert np.array_equal(r, split_half_ratings(items, ratings, trials=20, seed=1).pearson_trials)
+    with pytest.raises(DataValidationError, match="every item needs >= 2 finite ratings"):
+        list(shr.half_scores_ratings([0, 0, 1], [1, 2, 3], trials=2))

@@ -26,7 +26,7 @@ from semrel.dataset_scripts import REGISTRY
 from semrel.publishing import cards
 from semrel.publishing.cards import build_recipe
 
-IN_MIRROR = ["str-2021", "crowd-sts", "czech-news-sts", "semrel-2024"]
+IN_MIRROR = ["str-2021", "crowd-sts", "czech-news-sts", "semrel-2024", "c-sts"]
 
 
 def commands(recipe: str) -> list[str]:

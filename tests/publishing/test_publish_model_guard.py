@@ -76,7 +76,7 @@ def test_a_run_on_str_2021_leaves_without_its_gold_labels_and_paths(encoder, mir
     listed = [line.split()[0] for line in done.stdout.splitlines() if line.startswith("    ")]
     assert sorted(listed) == sorted(sent) == SENT  # what the command lists is what arrives
     assert re.search(r"^  stays here: checkpoints/ \(\d+ files?\), eval_predictions.json$", done.stdout, re.M)
-    assert "    metrics.json  (figures only; output_dir stays here)\n" in done.stdout
+    assert "    metrics.json  (figures only; output_dir, start_model stay here)\n" in done.stdout
     paths = local_path_regex()
     for _, name, data in every:
         assert str(tmp_path).encode() not in data and str(REPO).encode() not in data, name

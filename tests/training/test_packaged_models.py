@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from semrel.dataset_scripts import pretrained
-from semrel.trainers.pretrained import resolve_model
+from semrel.trainers.model_ref import resolve_model_ref
 
 WEIGHTS = b"not really safetensors, but bytes whose sha256 the registry checks" * 50
 
@@ -48,6 +48,10 @@ def registry(tmp_path, monkeypatch):
 def leftovers(tmp_path: Path) -> list[str]:
     cache = tmp_path / "cache"
     return sorted(p.name for p in cache.iterdir()) if cache.is_dir() else []
+
+
+def resolve_model(name: str) -> Path:
+    return resolve_model_ref(name).path
 
 
 @pytest.mark.parametrize("wheels", [True, False])
@@ -101,9 +105,11 @@ def test_unknown_names_and_missing_folders_are_refused(tmp_path):
     with pytest.raises(ValueError,
                        match=r"unknown packaged model 'mpnetx': known \['e5-small', 'minilm', 'mpnet'\]"):
         pretrained.packaged_model_path("mpnetx")
-    with pytest.raises(ValueError, match="neither a model folder nor a packaged model name"):
+    with pytest.raises(ValueError, match=r"minilmx': no such model folder, and neither a packaged "
+                                         r"model name \(e5-small, minilm, mpnet\) nor a Hub model id"):
         resolve_model("minilmx")
-    assert resolve_model(str(tmp_path)) == str(tmp_path)
+    (tmp_path / "config.json").write_text("{}")
+    assert resolve_model(str(tmp_path)) == tmp_path
 
 
 def test_known_base_model_names_the_packaged_models():

@@ -134,7 +134,7 @@ CASES = [  # (id, fault, file, damage: record -> record or text -> text, the ans
      "metrics.json has an unknown key 'spearmann'; its keys are output_dir, eval_split, pearson, "
      "spearman, mse, per_source, per_language, train_pairs, train_seconds, pairs_per_second, "
      "n_omitted_groups, n_skipped_ties, data, score_range, precision, epoch_seconds, options, "
-     "selection, spearman_ci, pearson_ci"),
+     "selection, spearman_ci, pearson_ci, start_model"),
     ("metrics: truncated", "truncated", "metrics.json", _truncate,
      "metrics.json is not valid JSON (truncated or corrupt: Unterminated string starting at, "
      "line 26 column 5)"),

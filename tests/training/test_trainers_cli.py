@@ -117,6 +117,64 @@ def test_conditional_fit_then_predict_writes_the_submission_json(encoder, csts_d
     assert np.isfinite(values).all() and values.min() >= 1.0 - 4.0 and values.max() <= 5.0
 
 
+@pytest.mark.slow
+def test_reannotated_csts_fit_predict_and_sentence_transformers(encoder, fixture_mirror, tmp_path,
+                                                                capsys):
+    """C-STS's open re-annotation (fixture zip): a conditional cross-encoder trains on its train
+    split and is scored on validation (the -1 rows, validation_invalid, are not); `semrel predict`
+    writes the JSON of any split, from the registry or the exported folder alike; the card says
+    CrossEncoder and CrossEncoder gives the model's scores. A tri-encoder with the quadruplet
+    objective omits the pair whose two conditions tie; its card says PairEncoder, not ST."""
+    from sentence_transformers import CrossEncoder
+
+    from semrel.dataset_scripts import load
+    from semrel.publishing.export import build_dataset
+
+    data = ["--dataset", "c-sts", "--config", "reannotated", "--mirror", str(fixture_mirror),
+            "--cache-dir", str(tmp_path / "cache")]
+    cross = tmp_path / "cross"
+    assert main(["fit", *data, "--encoder", "cross", "--model", str(encoder), "--output", str(cross),
+                 "--max-steps", "2", "--batch-size", "4"]) == 0
+    assert "c-sts/reannotated (validation): Spearman" in capsys.readouterr().out
+    metrics = json.loads((cross / "metrics.json").read_text())
+    assert metrics["eval_split"] == "validation" and metrics["train_pairs"] == 12
+    card = (cross / "README.md").read_text()
+    assert "CrossEncoder(path)" in card and "zhang-etal-2025-annotating" in card
+    assert ModelCard.load(cross / "README.md").data.library_name == "sentence-transformers"
+
+    outputs = {}
+    for split, n in (("validation", 6), ("validation_invalid", 2)):
+        outputs[split] = tmp_path / f"{split}.json"
+        assert main(["predict", *data, "--split", split, "--model", str(cross), "--output",
+                     str(outputs[split])]) == 0
+        predictions = json.loads(outputs[split].read_text())
+        assert list(predictions) == [str(i) for i in range(n)]
+        assert all(1.0 <= v <= 5.0 for v in predictions.values())
+    rows = load("c-sts", "reannotated", mirror=fixture_mirror, cache_dir=tmp_path / "cache")["validation"]
+    model = PairEncoder.from_pretrained(cross)
+    ours = model.predict(rows["sentence1"], rows["sentence2"], rows["condition"])
+    second = [f"{b} {model.tokenizer.sep_token} {c}" for b, c in zip(rows["sentence2"], rows["condition"],
+                                                                      strict=True)]
+    theirs = CrossEncoder(str(cross), device="cpu").predict(list(zip(rows["sentence1"], second, strict=True)))
+    np.testing.assert_allclose(theirs, ours, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(list(json.loads(outputs["validation"].read_text()).values()),
+                               1 + 4 * np.asarray(ours), atol=1e-5, rtol=0)
+
+    export = build_dataset("c-sts", tmp_path / "hub", mirror=fixture_mirror, cache_dir=tmp_path / "cache")
+    from_export = tmp_path / "from-export.json"
+    assert main(["predict", "--dataset", str(export.folder), "--config", "reannotated", "--split",
+                 "validation", "--model", str(cross), "--output", str(from_export),
+                 "--cache-dir", str(tmp_path / "cache")]) == 0
+    assert json.loads(from_export.read_text()) == json.loads(outputs["validation"].read_text())
+
+    tri = tmp_path / "tri"
+    assert main(["fit", *data, "--encoder", "tri", "--objective", "quad+mse", "--on-invalid", "omit",
+                 "--model", str(encoder), "--output", str(tri), "--max-steps", "2", "--batch-size", "4"]) == 0
+    assert json.loads((tri / "metrics.json").read_text())["n_omitted_groups"] == 1  # 3.0 under both conditions
+    assert ModelCard.load(tri / "README.md").data.library_name == "semrel"
+    assert "PairEncoder.from_pretrained(path)" in (tri / "README.md").read_text()
+
+
 def test_labels_outside_the_score_range_stop_the_run(encoder, tmp_path):
     bad = datasets.Dataset.from_dict({"sentence1": ["a red star", "a blue star"],
                                       "sentence2": ["a red circle", "a red star"],

@@ -119,7 +119,8 @@ CV = ["cv", "--dataset", "str-2021", "--mirror", "{mirror}", "--cache-dir", "{ca
 PREDICT = ["predict", "--dataset", "{data}", "--score-range", "0", "1"]
 ENSEMBLE = ["ensemble", "--member", "{run}"]
 BASE_FAULTS = {  # model input fault -> what the one line says after "--model PATH: "
-    "missing": "neither a model folder nor a packaged model name (e5-small, minilm, mpnet)",
+    "missing": "no such model folder, and neither a packaged model name (e5-small, minilm, mpnet) "
+               "nor a Hub model id (namespace/name[@revision])",
     "empty": "is an empty folder, not a model folder",
     "truncated-config": "config.json is not valid JSON (truncated or corrupt: Unterminated "
                         "string starting at, line 15 column 3)",
@@ -129,7 +130,6 @@ BASE_FAULTS = {  # model input fault -> what the one line says after "--model PA
                          "corrupt: incomplete metadata, file not fully covered)",
 }
 RUN_FAULTS = {**BASE_FAULTS,
-              "missing": "no such model folder",
               "truncated-config": "config.json is not valid JSON (truncated or corrupt: "
                                   "Expecting value, line 19 column 17)",
               "config-not-json": "config.json is not valid JSON (truncated or corrupt: Expecting "

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 
 import datasets
 import pytest
@@ -51,7 +52,7 @@ def held_run(tmp_path_factory):
 MISTAKES = [  # (arguments after `fit`, words the one-line answer must hold)
     (["--dataset", "str2021"], ["--dataset str2021", "str-2021", "c-sts", "namespace/name"]),
     (["--dataset", "str-2021", "--config", "cv-fold-9"], ["--config cv-fold-9", "cv-fold-0"]),
-    (["--model", "minilmx"], ["--model minilmx", "neither a model folder nor a packaged"]),
+    (["--model", "minilmx"], ["--model minilmx", "no such model folder, and neither a packaged"]),
     (["--data-dir", "/nonexistent/csts"], ["--data-dir /nonexistent/csts", "no such folder"]),
     (["--output", "HELD"], ["already holds a run", "set --overwrite", "or --resume"]),
     (["--encodr", "bi"], ["unrecognized arguments: --encodr"]),
@@ -306,6 +307,20 @@ def test_precision_sets_the_autocast_dtype_of_training_and_master_weights_stay_f
     assert f"(precision: {used})" in (tmp_path / precision / "README.md").read_text()
     weights = safetensors.torch.load_file(tmp_path / precision / "model.safetensors")
     assert {w.dtype for w in weights.values()} == {torch.float32}
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_bf16_on_a_cpu_without_native_bf16_warns(monkeypatch, native):
+    from semrel.trainers import arguments
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(arguments, "cpu_has_native_bf16", lambda: native)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert arguments.device_kwargs("bf16") == {"use_cpu": True, "bf16": True}
+        assert arguments.device_kwargs("auto") == {"use_cpu": True, "bf16": False}
+    assert [str(w.message).split(":")[0] for w in caught] == (
+        [] if native else ["--precision bf16 on a CPU without native bf16 (AVX512-BF16 or AMX)"])
 
 
 GPUS = {"H100": (True, (9, 0)), "Tesla T4": (False, (7, 5))}  # name: (bf16, capability)

@@ -28,6 +28,12 @@ from .schema import (
 CONFIG = "config.json"
 SAFETENSORS, SAFETENSORS_INDEX = "model.safetensors", "model.safetensors.index.json"
 TORCH_WEIGHTS = "pytorch_model.bin"
+TOKENIZER = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+             "vocab.txt", "vocab.json", "merges.txt", "sentencepiece.bpe.model", "spiece.model",
+             "spm.model", "tokenizer.model")  # what tokenizers of the encoders semrel trains save
+# a sentence-transformers model's files beside the transformer (module folders hold a config.json)
+ST_MODULES, ST_CONFIG = "modules.json", "config_sentence_transformers.json"
+SENTENCE_TRANSFORMERS = (ST_MODULES, ST_CONFIG, "sentence_bert_config.json")
 # semrel's files beside it
 ENCODER_CONFIG = "semrel_encoder.json"  # the model's kind and options
 HEAD = "semrel_head.safetensors"  # parameters outside the transformer (tri-encoder)

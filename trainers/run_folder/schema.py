@@ -24,6 +24,7 @@ from ..options import (
     CV_FAMILIES,
     ENCODER_KINDS,
     ENSEMBLE_METHODS,
+    MODEL_KINDS,
     OPTIONS,
     POOLINGS,
     STACK_FEATURES,
@@ -199,6 +200,10 @@ FIGURE = nullable(NUMBER)
 FIGURES = mapping(FIGURE, "an object of figures (numbers or null)")
 INTERVAL = nullable(list_of(NUMBER, "two numbers [low, high]", length=2))
 
+# metrics.json's start_model: trainers.model_ref.ModelRef.record (Hub id and commit of a Hub model)
+START_MODEL_SCHEMA = Schema({"spec": STRING, "kind": one_of(MODEL_KINDS), "hub_id": nullable(STRING),
+                             "revision": nullable(STRING)}, required=("spec", "kind"))
+
 # metrics.json: trainers.fitting.FitResult as a record; data and score_range are what readers use
 METRICS_SCHEMA = Schema({
     "output_dir": STRING,
@@ -221,6 +226,7 @@ METRICS_SCHEMA = Schema({
     "selection": Schema({}, open=True).rule,
     "spearman_ci": INTERVAL,
     "pearson_ci": INTERVAL,
+    "start_model": START_MODEL_SCHEMA.rule,
 }, required=("data", "score_range"))
 
 ROWS = ("ids", "predictions", "labels", "sources", "sentence1", "sentence2")  # one entry per row
