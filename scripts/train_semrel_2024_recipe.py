@@ -81,10 +81,10 @@ def main(argv=None) -> None:
                                      args.max_steps)
     members = [a for name in MEMBERS for a in ("--member", str(out / name))]
     seconds["ensemble"] = cli.run_logged("ensemble", "--method", "rank", *members,
-                                 "--output", str(out / "ensemble"))
+                                         "--output", str(out / "ensemble"))
     for split, file in (("validation", "eng_dev.csv"), ("test", "eng_test.csv")):
         seconds[f"predict {split}"] = cli.run_logged("predict", *DATA, "--split", split, "--model",
-                                             str(out / "ensemble"), "--output", str(out / file))
+                                                     str(out / "ensemble"), "--output", str(out / file))
     scores = {}
     for source in [*(out / n / "selection_predictions.json" for n in MEMBERS), out / "eng_dev.csv"]:
         scores[str(source.relative_to(out))] = dev_spearman(source)
