@@ -21,7 +21,8 @@ Methods (columns), none tuned on a validation or test split:
   packaged multilingual sentence encoder found on PyPI), zero-shot cosine of ``query:`` embeddings.
 
 ``labse`` and ``best`` are the task's figures on test (Ousidhoum et al., SemEval-2024 Task 1):
-its LaBSE baseline and the best submission per Track A language. English test labels are held
+its LaBSE baseline and the best submission per Track A language
+(:mod:`semrel.dataset_scripts.semrel_2024.official`). English test labels are held
 back from the mirror (the English test row appears once ``eng_test_with_labels.csv`` is there);
 Spanish test labels were never published.
 """
@@ -35,22 +36,19 @@ from pathlib import Path
 
 import numpy as np
 
+from semrel.dataset_scripts.semrel_2024.official import BEST, LABSE
 from semrel.metrics.overlap import dice
 from semrel.metrics.submission import IdScores, evaluate
+from semrel.publishing.results import store
+from semrel.trainers.lexical import NGRAMS, CharNgramRidge, cosine
 
-LABSE = {"arq": 0.60, "amh": 0.85, "eng": 0.83, "hau": 0.69, "kin": 0.72, "mar": 0.88, "ary": 0.77,
-         "esp": 0.70, "tel": 0.82}  # official baseline, Track A test Spearman
-BEST = {"arq": 0.682, "amh": 0.889, "eng": 0.860, "hau": 0.764, "kin": 0.817, "mar": 0.911, "ary": 0.863,
-        "esp": 0.740, "tel": 0.873}  # best submission, Track A test Spearman
 METHODS = ("dice", "char-tfidf", "char-ridge", "minilm", "e5")
 ENCODERS = ("minilm", "e5")
 SPLITS = ("train", "validation", "test")
-RESULTS = Path(__file__).resolve().parent / "results.json"
 RESULTS_KEY = "semrel_2024_baselines"
 ABOUT = ("SemRel-2024 baselines, Spearman per language and split through the official evaluation; "
          "labse and best are the task's test figures (Ousidhoum et al. 2024); benchmarks/RESULTS.md shows "
          "the same table (tests/datasets/test_semrel_2024_evaluation.py checks it).")
-NGRAMS = {"analyzer": "char_wb", "ngram_range": (2, 4), "sublinear_tf": True}
 
 
 def labelled(split) -> dict[str, dict]:
@@ -74,12 +72,6 @@ def spearman(rows: dict, predicted, language: str, where: str) -> float:
     return evaluate(IdScores(f"{where} predictions", rows["ids"], predicted), gold, language)[language].spearman
 
 
-def cosine(u, v) -> np.ndarray:
-    """Row-wise cosine of two L2-normalised matrices (dense or sparse)."""
-    product = u.multiply(v).sum(axis=1) if hasattr(u, "multiply") else (u * v).sum(axis=1)
-    return np.asarray(product, dtype=np.float64).reshape(-1)
-
-
 def char_tfidf(rows: dict) -> np.ndarray:
     from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -88,20 +80,9 @@ def char_tfidf(rows: dict) -> np.ndarray:
 
 
 def char_ridge(train: dict):
-    """A predictor fit on one language's train rows (see the module docstring)."""
-    import scipy.sparse as sp
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import Ridge
-
-    vectorizer = TfidfVectorizer(**NGRAMS, min_df=2).fit(train["s1"] + train["s2"])
-
-    def features(rows):
-        u, v = vectorizer.transform(rows["s1"]), vectorizer.transform(rows["s2"])
-        extra = np.c_[cosine(u, v), dice(rows["s1"], rows["s2"])]
-        return sp.hstack([u.multiply(v), abs(u - v), sp.csr_matrix(extra)]).tocsr()
-
-    model = Ridge(alpha=1.0).fit(features(train), train["score"])
-    return lambda rows: model.predict(features(rows))
+    """A predictor fit on one language's train rows (:class:`semrel.trainers.lexical.CharNgramRidge`)."""
+    model = CharNgramRidge.fit(train["s1"], train["s2"], train["score"])
+    return lambda rows: model.predict(rows["s1"], rows["s2"])
 
 
 def encoder(name: str):
@@ -181,21 +162,6 @@ def markdown(table: dict) -> str:
     return "\n".join(lines)
 
 
-def store(entry: dict, path: Path = RESULTS) -> None:
-    """``entry`` as the last key of results.json, every other key's text left as written."""
-    text = path.read_text(encoding="utf-8")
-    marker = f',\n  "{RESULTS_KEY}": '
-    if marker in text:  # ours is last: cut it off
-        text = text[:text.index(marker)] + "\n}\n"
-    body = json.dumps(entry, indent=2, ensure_ascii=False).replace("\n", "\n  ")
-    head = text.rstrip()
-    if not head.endswith("}"):
-        raise SystemExit(f"{path}: does not end with the closing brace of its object")
-    text = head[:-1].rstrip() + marker + body + "\n}\n"
-    json.loads(text)  # still one JSON object
-    path.write_text(text, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--encoders", default="", help=f"comma-separated, of {','.join(ENCODERS)} (slow on a CPU)")
@@ -218,7 +184,7 @@ def main() -> None:
     if args.write_results:
         command = "python benchmarks/bench_semrel_2024_baselines.py" + (
             f" --encoders {','.join(encoders)}" if encoders else "")
-        store({"about": ABOUT, "command": command, "machine": "2-core CPU", "table": result["table"]})
+        store(RESULTS_KEY, {"about": ABOUT, "command": command, "machine": "2-core CPU", "table": result["table"]})
 
 
 if __name__ == "__main__":

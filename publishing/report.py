@@ -44,11 +44,10 @@ from semrel.dataset_scripts.folders import replaced_whole
 from semrel.dataset_scripts.registry import get_spec
 
 from .cards import split_statistics
+from .results import FINE_TUNED, RESULTS
 
 TEMPLATE = Path(__file__).with_name("report.html.j2")
 FOLD_ROWS = 8  # tables with more body rows than this fold away
-# measured figures of a source checkout; an installed package has none (see fine_tuned_figure)
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results.json"
 
 
 @dataclass(frozen=True)
@@ -123,7 +122,7 @@ def fine_tuned_figure(dataset_id: str, results: Path | None = None) -> Figure:
     path = RESULTS if results is None else Path(results)
     if not path.is_file():
         return Figure("see benchmarks/RESULTS.md in the source repository")
-    entry = json.loads(path.read_text(encoding="utf-8"))["fine_tuned"].get(dataset_id)
+    entry = json.loads(path.read_text(encoding="utf-8"))[FINE_TUNED].get(dataset_id)
     if entry is None:
         return Figure("not measured")
     return Figure(f"ρ {entry['spearman']:.3f}, {entry['protocol']}: {entry['model']} "

@@ -24,8 +24,6 @@ import argparse
 import json
 import os
 import platform
-import shlex
-import time
 from pathlib import Path
 
 from semrel import cli
@@ -37,16 +35,6 @@ MEMBERS = {  # folder: (model name, semrel fit flags); the study's finalists
     "bi-minilm": ("minilm", ["--encoder", "bi", "--epochs", "1", "--learning-rate", "1e-5"]),
     "cross-mpnet": ("mpnet", ["--encoder", "cross", "--epochs", "4", "--learning-rate", "4e-5"]),
 }
-
-
-def semrel(*argv: str) -> float:
-    """Run ``semrel ARGV`` in this process (torch loads once); its seconds, or SystemExit."""
-    print("$ semrel " + shlex.join(argv), flush=True)
-    start = time.perf_counter()
-    status = cli.main(list(argv))
-    if status:
-        raise SystemExit(f"semrel {argv[0]} failed with exit status {status}")
-    return time.perf_counter() - start
 
 
 def train_member(folder: Path, model: str, flags: list[str], precision: str,
@@ -61,7 +49,7 @@ def train_member(folder: Path, model: str, flags: list[str], precision: str,
         argv += ["--max-steps", str(max_steps), "--eval-steps", "1"]
     if any((folder / "checkpoints").glob("checkpoint-*/trainer_state.json")):
         argv += ["--resume", "last"]
-    return semrel(*argv)
+    return cli.run_logged(*argv)
 
 
 def model_override(text: str) -> tuple[str, str]:
@@ -92,11 +80,11 @@ def main(argv=None) -> None:
         seconds[name] = train_member(out / name, models.get(model, model), flags, args.precision,
                                      args.max_steps)
     members = [a for name in MEMBERS for a in ("--member", str(out / name))]
-    seconds["ensemble"] = semrel("ensemble", "--method", "rank", *members,
-                                 "--output", str(out / "ensemble"))
+    seconds["ensemble"] = cli.run_logged("ensemble", "--method", "rank", *members,
+                                         "--output", str(out / "ensemble"))
     for split, file in (("validation", "eng_dev.csv"), ("test", "eng_test.csv")):
-        seconds[f"predict {split}"] = semrel("predict", *DATA, "--split", split, "--model",
-                                             str(out / "ensemble"), "--output", str(out / file))
+        seconds[f"predict {split}"] = cli.run_logged("predict", *DATA, "--split", split, "--model",
+                                                     str(out / "ensemble"), "--output", str(out / file))
     scores = {}
     for source in [*(out / n / "selection_predictions.json" for n in MEMBERS), out / "eng_dev.csv"]:
         scores[str(source.relative_to(out))] = dev_spearman(source)

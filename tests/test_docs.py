@@ -43,6 +43,12 @@ EXEMPT = {
     "python scripts/train_semrel_2024_recipe.py --output runs/semrel-2024-recipe":
         "trains all-mpnet-base-v2 for about half an hour on a CPU; "
         "tests/training/test_recipe_script.py runs the same script with a tiny model",
+    "python scripts/train_semrel_2024_languages.py --track a --language kin --output runs/languages":
+        "trains four e5-small members on Kinyarwanda, hours on a CPU; "
+        "tests/training/test_languages_script.py runs the same script with a tiny model",
+    "python scripts/train_semrel_2024_languages.py --czech --output runs/languages":
+        "trains the whole study (days on a CPU); tests/training/test_languages_script.py runs it "
+        "for one language with a tiny model",
 }
 LANGUAGES = {"python", "bash"}
 CHECKOUT = ("upload.py", "scripts", "benchmarks")  # what the docs run from a checkout's root

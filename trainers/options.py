@@ -35,7 +35,8 @@ SAMPLING_STRATEGIES = ("group_by_length", "random")
 CV_FAMILIES = {"cv": "cv-fold-", "lodo": "lodo-"}  # a family of folds -> its configs' name prefix
 STACK_LEARNERS = ("ridge", "gbm")  # a learned stack's second-level regressor (trainers.stacking)
 ENSEMBLE_METHODS = ("rank", "stack", *STACK_LEARNERS)  # how an ensemble combines its members
-STACK_FEATURES = ("dice",)  # lexical features beside the members' scores
+# lexical features beside the members' scores: Dice, the char n-gram ridge (trainers.lexical)
+STACK_FEATURES = ("dice", "char-ridge")
 # what a model argument is (trainers.model_ref.detect_kind reads it from the folder's files)
 MODEL_KINDS = ("semrel", "ensemble", "bi-encoder", "cross-encoder", "transformer")
 

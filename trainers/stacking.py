@@ -3,7 +3,7 @@ members' scores (and, optionally, the pair's lexical overlap), fit on prediction
 of pairs they never trained on -- their CVs' out-of-fold predictions or their dev predictions
 written by ``fit`` with a dev split -- and never scored on those rows.
 
-    ŝ = g(p_1(x), ..., p_k(x)[, dice(x)])
+    ŝ = g(p_1(x), ..., p_k(x)[, dice(x)][, ridge(x)])
 
 * ``ridge``: g linear, ``b + Σ w_m p_m`` (weights of any sign), L2 penalty chosen by
   leave-one-out CV (``sklearn.linear_model.RidgeCV``); stored as numbers.
@@ -11,16 +11,23 @@ written by ``fit`` with a dev split -- and never scored on those rows.
   approximation"; Chen & Guestrin 2016), stored as xgboost's JSON model. The SemEval-2024 Task 1
   English winner stacked fine-tuned encoders and Dice this way (XGBoost).
 
+Features beside the members' scores: ``dice``, the pair's word overlap
+(:func:`semrel.metrics.overlap.dice`), and ``char-ridge``, the character n-gram ridge
+(:class:`~trainers.lexical.CharNgramRidge`) fit on the members' training pairs -- on a CV, each
+fold's ridge on that fold's training pairs, so its column is out-of-fold too -- and stored in the
+stack (``char_ridge``), so it scores new pairs without the training data.
+
 Stacking: Wolpert 1992 "Stacked generalization"; Breiman 1996 "Stacked regressions". The rows a
 stack was fit on are recorded (data, split, pair ids); scoring it on any of them is refused
 (:meth:`LearnedStack.check_scored`), as is stacking members trained on different data. Needs
-``scikit-learn`` (``ridge``) or ``xgboost`` (``gbm``): the ``train`` extra.
+``scikit-learn`` (``ridge``, ``char-ridge``) or ``xgboost`` (``gbm``): the ``train`` extra.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -37,8 +44,10 @@ GBM_PARAMS = {"n_estimators": 300, "max_depth": 3, "learning_rate": 0.03, "subsa
 ID_COLUMNS = ("pair_id", "str_2021_pair_id")  # a pair's ids in the data; any shared one overlaps
 
 
-def _features(scores, sentence1=None, sentence2=None, features=()) -> np.ndarray:
-    """(n, k [+ extra]) float64: the members' scores, then each of ``features`` of the pairs."""
+def _features(scores, sentence1=None, sentence2=None, features=(), char_ridge=None) -> np.ndarray:
+    """(n, k [+ extra]) float64: the members' scores, then each of ``features`` of the pairs;
+    ``char_ridge``: the fitted :class:`~trainers.lexical.CharNgramRidge`, or its column already
+    computed (an array: out-of-fold on a CV)."""
     matrix = np.asarray(scores, dtype=np.float64)
     if matrix.ndim != 2 or matrix.shape[0] < 1 or matrix.shape[1] < 1:
         raise ValueError(f"member scores must be an (n rows, k members) array, got {matrix.shape}")
@@ -51,26 +60,43 @@ def _features(scores, sentence1=None, sentence2=None, features=()) -> np.ndarray
             raise ParameterError("features", name, f"must be one of {FEATURES}")
         if sentence1 is None or sentence2 is None:
             raise ValueError(f"feature {name!r} needs the pairs' sentences")
-        from semrel.metrics.overlap import dice
+        if name == "dice":
+            from semrel.metrics.overlap import dice
 
-        column = dice(list(sentence1), list(sentence2))
+            column = dice(list(sentence1), list(sentence2))
+        elif char_ridge is None:
+            raise ValueError("feature 'char-ridge' needs the char n-gram ridge fit on the members' "
+                             "training pairs")
+        elif isinstance(char_ridge, np.ndarray):
+            column = char_ridge
+        else:
+            column = char_ridge.predict(sentence1, sentence2)
         if len(column) != matrix.shape[0]:
             raise ValueError(f"{len(column)} pairs for {matrix.shape[0]} rows of member scores")
-        columns.append(column[:, None])
+        columns.append(np.asarray(column, dtype=np.float64)[:, None])
     return np.hstack(columns)
 
 
 @dataclass(frozen=True)
 class LearnedStack:
     """A fitted stack: ``learner`` (:data:`LEARNERS`), extra ``features``, the fitted ``state``
-    (ridge: ``coef``, ``intercept``, ``alpha``; gbm: xgboost's JSON model) and ``fit_on``: the
-    rows it was fit on, as ``[{"data", "split", "ids"}, ...]`` (one entry per fold or split)."""
+    (ridge: ``coef``, ``intercept``, ``alpha``; gbm: xgboost's JSON model), ``fit_on``: the
+    rows it was fit on, as ``[{"data", "split", "ids"}, ...]`` (one entry per fold or split), and
+    with the ``char-ridge`` feature ``char_ridge``: its fitted numbers and the training pairs they
+    come from (``data``, ``split``, ``pairs``; :meth:`~trainers.lexical.CharNgramRidge.to_json`)."""
 
     learner: str
     features: tuple[str, ...]
     n_members: int
     state: dict
     fit_on: list = field(default_factory=list)
+    char_ridge: dict | None = None
+
+    @cached_property
+    def char_ridge_model(self):
+        from .lexical import CharNgramRidge
+
+        return None if self.char_ridge is None else CharNgramRidge.from_json(self.char_ridge)
 
     @property
     def n_rows(self) -> int:
@@ -78,7 +104,11 @@ class LearnedStack:
 
     def predict(self, scores, sentence1=None, sentence2=None) -> np.ndarray:
         """ŝ per row (label scale, never clipped) from the members' scores (n, k)."""
-        x = _features(scores, sentence1, sentence2, self.features)
+        return self.predict_features(_features(scores, sentence1, sentence2, self.features,
+                                               self.char_ridge_model))
+
+    def predict_features(self, x: np.ndarray) -> np.ndarray:
+        """ŝ per row of the feature matrix (members' scores, then ``features``' columns)."""
         if x.shape[1] != self.n_members + len(self.features):
             raise ValueError(f"the stack has {self.n_members} members, got scores of "
                              f"{x.shape[1] - len(self.features)}")
@@ -107,23 +137,34 @@ class LearnedStack:
                                      "data")
 
     def to_json(self) -> dict:
+        char_ridge = {} if self.char_ridge is None else {"char_ridge": self.char_ridge}
         return {"learner": self.learner, "features": list(self.features),
-                "n_members": self.n_members, "state": self.state, "fit_on": self.fit_on}
+                "n_members": self.n_members, "state": self.state, "fit_on": self.fit_on,
+                **char_ridge}
 
     @classmethod
     def from_json(cls, raw: dict) -> LearnedStack:
         return cls(raw["learner"], tuple(raw["features"]), int(raw["n_members"]), raw["state"],
-                   list(raw["fit_on"]))
+                   list(raw["fit_on"]), raw.get("char_ridge"))
 
 
 def fit_learned_stack(scores, labels, *, learner: str = "ridge", fit_on: list,
-                      sentence1=None, sentence2=None, features=(), seed: int = 0) -> LearnedStack:
+                      sentence1=None, sentence2=None, features=(), seed: int = 0,
+                      char_ridge: CharRidgeFeature | None = None) -> LearnedStack:
     """Fit ``learner`` on the members' out-of-fold or dev ``scores`` (n, k) and gold ``labels``
     (label scale); ``fit_on`` says which rows these are (:class:`LearnedStack`), and must name
-    them all."""
+    them all. The ``char-ridge`` feature needs ``char_ridge`` (:func:`char_ridge_feature`)."""
     if learner not in LEARNERS:
         raise ParameterError("learner", learner, f"must be one of {LEARNERS}")
-    x = _features(scores, sentence1, sentence2, tuple(features))
+    features = tuple(features)
+    if ("char-ridge" in features) != (char_ridge is not None):
+        raise ValueError("the char-ridge feature and a fitted char n-gram ridge (char_ridge) go "
+                         f"together: features {list(features)}, char_ridge "
+                         f"{'given' if char_ridge is not None else 'not given'}")
+    column = None
+    if char_ridge is not None:
+        column = char_ridge.column if char_ridge.column is not None else char_ridge.model
+    x = _features(scores, sentence1, sentence2, features, column)
     y = np.asarray(labels, dtype=np.float64).reshape(-1)
     if y.shape != (x.shape[0],) or not np.all(np.isfinite(y)):
         raise ValueError(f"labels must be {x.shape[0]} finite numbers, got shape {y.shape}")
@@ -148,7 +189,8 @@ def fit_learned_stack(scores, labels, *, learner: str = "ridge", fit_on: list,
         model = xgboost.XGBRegressor(**GBM_PARAMS, random_state=seed).fit(x, y)
         state = {"model": bytes(model.get_booster().save_raw("json")).decode(),
                  "params": {**GBM_PARAMS, "random_state": seed}}
-    return LearnedStack(learner, tuple(features), k, state, [dict(part) for part in fit_on])
+    return LearnedStack(learner, features, k, state, [dict(part) for part in fit_on],
+                        None if char_ridge is None else char_ridge.to_json())
 
 
 def fit_rows(run) -> dict:
@@ -195,17 +237,65 @@ def pair_texts(run, name: str) -> tuple[list[str], list[str]]:
     return list(rows["sentence1"]), list(rows["sentence2"])
 
 
-def build_learned_stack(paths, learner: str, *, cv_dirs=None, features=(), seed: int = 0,
-                        selection_file: str | os.PathLike | None = None) -> LearnedStack:
-    """A stack over the run folders ``paths``: fit on their CVs' out-of-fold predictions
-    (``cv_dirs``, one per member, same folds) or, without them, on each member's dev predictions
-    (written by ``fit`` with a dev split). Members trained on
-    different data, or predictions of different rows, are refused."""
-    training_data(paths)
+@dataclass(frozen=True)
+class CharRidgeFeature:
+    """The ``char-ridge`` feature of a stack: the ridge fit on the members' training pairs
+    (``data``'s ``split``, ``pairs`` of them) and, on a CV, its column over the stack's fit rows
+    (each fold's rows scored by that fold's ridge); without ``column`` the model scores them."""
+
+    model: object  # trainers.lexical.CharNgramRidge
+    data: str
+    split: str
+    pairs: int
+    column: np.ndarray | None = None
+
+    def to_json(self) -> dict:
+        return {"data": self.data, "split": self.split, "pairs": self.pairs, **self.model.to_json()}
+
+
+def char_ridge_feature(data: str, split: str = "train") -> CharRidgeFeature:
+    """The char n-gram ridge fit on ``split`` of the registry data named ``data``
+    (``dataset/config``, as a run records what it trained on), on the label scale [0, 1]."""
+    from semrel.dataset_scripts.pairs import load_pairs
+    from semrel.dataset_scripts.registry import REGISTRY
+
+    from .lexical import CharNgramRidge
+
+    dataset, _, config = data.rpartition("/")
+    if dataset not in REGISTRY:
+        raise ValueError(f"the char-ridge feature fits on the members' training pairs, and {data} "
+                         "is not a registry dataset to load them from")
+    pairs = load_pairs(dataset, config)
+    rows = pairs.splits[split]
+    lo, hi = pairs.score_range
+    labels = (np.asarray(rows["score"], dtype=np.float64) - lo) / (hi - lo)
+    model = CharNgramRidge.fit(rows["sentence1"], rows["sentence2"], labels)
+    return CharRidgeFeature(model, data, split, len(labels))
+
+
+@dataclass(frozen=True)
+class StackInputs:
+    """What a learned stack is fit on: the members' scores (n, k), the gold labels, the rows'
+    sentences (with features), ``fit_on`` and the ``char-ridge`` feature when asked for."""
+
+    scores: np.ndarray
+    labels: np.ndarray
+    sentence1: list[str] | None
+    sentence2: list[str] | None
+    fit_on: list
+    char_ridge: CharRidgeFeature | None = None
+
+
+def stack_inputs(paths, *, cv_dirs=None, features=(),
+                 selection_file: str | os.PathLike | None = None) -> StackInputs:
+    """The rows a stack over the run folders ``paths`` is fit on: their CVs' out-of-fold
+    predictions (``cv_dirs``, one per member, same folds) or, without them, each member's dev
+    predictions (written by ``fit`` with a dev split). Members trained on different data, or
+    predictions of different rows, are refused."""
+    trained_on = training_data(paths)
     if cv_dirs:
         members, names, folds = read_cvs(cv_dirs)
-        for fold in folds:  # per fold, every member trained on that fold's data
-            training_data([Path(n) / fold for n in names])
+        fold_data = [training_data([Path(n) / f for n in names]) for f in folds]  # per fold, one
         runs = [[members[n][f] for n in names] for f in folds]
         name = PREDICTIONS
     else:
@@ -216,15 +306,58 @@ def build_learned_stack(paths, learner: str, *, cv_dirs=None, features=(), seed:
                                  f"has no {name} (dev predictions: fit it with a dev split, "
                                  "--eval-dataset) to fit the stack on")
         runs = [[load_run(p, name) for p in paths]]
+        fold_data = None
         check_same_rows(runs[0])
     scores = np.vstack([np.column_stack([r.predictions for r in part]) for part in runs])
     labels = np.concatenate([part[0].labels for part in runs])
-    s1, s2 = [], []
-    if features:
-        for part in runs:
-            a, b = pair_texts(part[0], name)
-            s1 += a
-            s2 += b
-    return fit_learned_stack(scores, labels, learner=learner, seed=seed, features=features,
-                             fit_on=[fit_rows(part[0]) for part in runs],
-                             sentence1=s1 or None, sentence2=s2 or None)
+    texts = [pair_texts(part[0], name) for part in runs] if features else []
+    s1 = [t for a, _ in texts for t in a] or None
+    s2 = [t for _, b in texts for t in b] or None
+    char_ridge = None
+    if "char-ridge" in features:
+        char_ridge = char_ridge_feature(trained_on)
+        if fold_data is not None:  # each fold's rows by the ridge of that fold's training pairs
+            column = np.concatenate([char_ridge_feature(d).model.predict(a, b)
+                                     for d, (a, b) in zip(fold_data, texts, strict=True)])
+            char_ridge = replace(char_ridge, column=column)
+    return StackInputs(scores, labels, s1, s2, [fit_rows(part[0]) for part in runs], char_ridge)
+
+
+def build_learned_stack(paths, learner: str, *, cv_dirs=None, features=(), seed: int = 0,
+                        selection_file: str | os.PathLike | None = None) -> LearnedStack:
+    """A stack over the run folders ``paths`` fit on :func:`stack_inputs`."""
+    rows = stack_inputs(paths, cv_dirs=cv_dirs, features=features, selection_file=selection_file)
+    return fit_learned_stack(rows.scores, rows.labels, learner=learner, seed=seed,
+                             features=features, fit_on=rows.fit_on, sentence1=rows.sentence1,
+                             sentence2=rows.sentence2, char_ridge=rows.char_ridge)
+
+
+def cross_fitted(rows: StackInputs, learner: str, *, features=(), folds: int = 5,
+                 seed: int = 0) -> np.ndarray:
+    """Predictions of each of ``rows`` by a stack fit on the others: ``folds`` shuffled folds
+    (``sklearn.model_selection.KFold``, ``seed``), each scored by the stack fit on the rest. Its
+    Spearman says how the stack does on rows it was not fit on, where the stack fit on all
+    ``rows`` cannot be scored (a stack's figure on its own fit rows measures nothing)."""
+    from sklearn.model_selection import KFold
+
+    n = len(rows.labels)
+    if not 2 <= folds <= n:
+        raise ParameterError("folds", folds, f"must be an integer from 2 to the {n} rows")
+    predicted = np.empty(n)
+    column = None if rows.char_ridge is None else (
+        rows.char_ridge.column if rows.char_ridge.column is not None
+        else rows.char_ridge.model.predict(rows.sentence1, rows.sentence2))
+
+    def part(index, values):
+        return None if values is None else [values[i] for i in index]
+
+    for fit, held in KFold(folds, shuffle=True, random_state=seed).split(np.arange(n)):
+        ridge = None if column is None else replace(rows.char_ridge, column=column[fit])
+        stack = fit_learned_stack(rows.scores[fit], rows.labels[fit], learner=learner, seed=seed,
+                                  features=features, sentence1=part(fit, rows.sentence1),
+                                  sentence2=part(fit, rows.sentence2), char_ridge=ridge,
+                                  fit_on=[{"data": "fold", "split": "fit", "ids": [str(i) for i in fit]}])
+        x = _features(rows.scores[held], part(held, rows.sentence1), part(held, rows.sentence2),
+                      features, None if column is None else column[held])
+        predicted[held] = stack.predict_features(x)
+    return predicted

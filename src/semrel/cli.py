@@ -83,3 +83,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write(f"{prog}: interrupted\n")
         return 130
+
+
+def run_logged(*argv: str) -> float:
+    """Run ``semrel ARGV`` in this process (torch loads once), printing ``$ semrel ARGV`` first,
+    as the recipes in ``scripts/`` do; its seconds, or SystemExit naming the failed command."""
+    import shlex
+    import time
+
+    print("$ semrel " + shlex.join(argv), flush=True)
+    start = time.perf_counter()
+    status = main(list(argv))
+    if status:
+        raise SystemExit(f"semrel {argv[0]} failed with exit status {status}")
+    return time.perf_counter() - start

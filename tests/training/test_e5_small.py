@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import ctypes
+import json
 import os
 import random
 import shutil
@@ -213,6 +214,17 @@ def test_fit_trains_e5_small_and_the_folder_opens_in_sentence_transformers(folde
     print(f"\nfit --model e5-small --max-steps 2: {time.perf_counter() - start:.1f} s")
     model = SentenceTransformer(str(out), device="cpu")
     assert model.encode(["Muraho", "Amakuru?"]).shape == (2, 384)
+    # e5's "query: " prefix: fed to every sentence in training, the saved model's default prompt
+    assert model.default_prompt_name == "query" and model.prompts["query"] == "query: "
+    assert json.loads((out / "semrel_encoder.json").read_text())["prompt"] == "query: "
+    from semrel.trainers.models import PairEncoder
+
+    pairs = (["Abana bariga neza.", "Muraho"], ["Abana barya.", "Amakuru?"])
+    first, second = (model.encode(s, convert_to_tensor=True) for s in pairs)
+    cosines = model.similarity_pairwise(first, second).numpy()
+    np.testing.assert_allclose(PairEncoder.from_pretrained(out).predict(*pairs), cosines, atol=1e-5)
+    bare = model.encode(pairs[0], prompt="", convert_to_tensor=True)
+    assert not np.allclose(bare.numpy(), first.numpy(), atol=1e-3)  # the prompt changes the embedding
     texts = ["Abana  bariga neza. ", "የኢትዮጵያ ህዝብ ❤\u200d", "ಕನ್ನಡ \u00a0ﬁ"]
     trained, packaged = (AutoTokenizer.from_pretrained(str(p)) for p in (out, folder))
     assert trained(texts)["input_ids"] == packaged(texts)["input_ids"]

@@ -245,6 +245,16 @@ CASES = [  # (id, fault, file, damage: record -> record or text -> text, the ans
     ("ensemble: method ridge, a gbm stack", "rule", RIDGE,
      lambda r: {**r, "learned": {**r["learned"], "learner": "gbm", "state": {"model": "{}"}}},
      "semrel_ensemble.json has method 'ridge' and a learned 'gbm' stack"),
+    ("ensemble: the char-ridge feature without its model", "rule", RIDGE,
+     lambda r: {**r, "learned": {**r["learned"], "features": ["char-ridge"]}},
+     "semrel_ensemble.json has learned.features ['char-ridge'] and no learned.char_ridge; the "
+     "char-ridge feature and its fitted model go together"),
+    ("ensemble: a char ridge short of coefficients", "rule", RIDGE,
+     lambda r: {**r, "learned": {**r["learned"], "features": ["char-ridge"], "char_ridge": {
+         "data": "d/default", "split": "train", "pairs": 9, "ngrams": ["ab", "bc"], "idf": [1.0, 2.0],
+         "coef": [0.1] * 5, "intercept": 0.0}}},
+     "semrel_ensemble.json has 2 learned.char_ridge.ngrams, 2 idf and 5 coef; one idf per n-gram "
+     "and 2 × n-grams + 2 coefficients (u∘v, |u − v|, cosine, Dice)"),
 ]
 
 

@@ -160,3 +160,105 @@ def test_a_stack_of_trained_members_through_the_commands(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "the learned stack was fit on" in err and "scoring a stack on its own fit rows" in err
     assert not (tmp_path / "dev.json").exists()
+
+
+def toy_ridge_feature(calls: list):
+    """A stand-in for stacking.char_ridge_feature: the ridge fit on a toy split named by the data
+    (``toy/<k>``: the toy pairs whose row number mod 3 is not k), the names it was asked for in
+    ``calls``."""
+    from semrel.trainers.lexical import CharNgramRidge
+    from semrel.trainers.stacking import CharRidgeFeature
+
+    pairs = toy_pairs()
+
+    def fit(data: str, split: str = "train"):
+        calls.append(data)
+        k = int(data.rsplit("/", 1)[1]) if data.rsplit("/", 1)[1].isdigit() else -1
+        rows = pairs.select([i for i in range(len(pairs)) if i % 3 != k])
+        model = CharNgramRidge.fit(rows["sentence1"], rows["sentence2"], rows["score"])
+        return CharRidgeFeature(model, data, split, len(rows))
+
+    return fit
+
+
+def toy_dev(x, y, **where) -> dict:
+    """dev_predictions of toy pairs, with the pairs' texts (as fit writes a dev split's)."""
+    pairs = toy_pairs().select(range(len(y)))
+    return {**dev_predictions(x, y, **where), "sentence1": list(pairs["sentence1"]),
+            "sentence2": list(pairs["sentence2"])}
+
+
+def test_the_char_ridge_feature_is_fit_on_the_members_training_pairs_and_saved(tmp_path, weights,
+                                                                               monkeypatch):
+    import semrel.trainers.stacking as stacking
+
+    calls = []
+    monkeypatch.setattr(stacking, "char_ridge_feature", toy_ridge_feature(calls))
+    pairs = toy_pairs().select(range(60))
+    y = np.asarray(pairs["score"], dtype=np.float64)
+    x, _ = toy_members(60, seed=0)
+    members = [fake_member(tmp_path / n, weights, "toy/0", toy_dev(x[:, i], y))
+               for i, n in enumerate("ab")]
+    path = Ensemble.build(members, "ridge", features=("dice", "char-ridge")).save(tmp_path / "ens")
+    assert calls == ["toy/0"]  # the members' training data, once
+    raw = json.loads((path / ENSEMBLE).read_text())["learned"]
+    assert raw["features"] == ["dice", "char-ridge"] and len(raw["state"]["coef"]) == 4
+    assert {k: raw["char_ridge"][k] for k in ("data", "split", "pairs")} == {
+        "data": "toy/0", "split": "train", "pairs": 80}
+    stack = Ensemble.load(path).learned
+    ridge = toy_ridge_feature([])("toy/0").model
+    from semrel.metrics.overlap import dice
+
+    new = toy_pairs().select(range(60, 90))
+    scores = toy_members(30, seed=2)[0][:, :2]
+    expected = stack.state["intercept"] + np.column_stack([
+        scores, dice(new["sentence1"], new["sentence2"]),
+        ridge.predict(new["sentence1"], new["sentence2"])]) @ np.asarray(stack.state["coef"])
+    np.testing.assert_allclose(stack.predict(scores, new["sentence1"], new["sentence2"]), expected)
+    with pytest.raises(ValueError, match="feature 'dice' needs the pairs' sentences"):
+        stack.predict(scores)
+
+
+def test_on_a_cv_each_fold_s_rows_get_the_ridge_of_that_fold_s_training_pairs(tmp_path, weights,
+                                                                             monkeypatch):
+    import semrel.trainers.stacking as stacking
+
+    calls = []
+    monkeypatch.setattr(stacking, "char_ridge_feature", toy_ridge_feature(calls))
+    pairs = toy_pairs().select(range(80))
+    y = np.asarray(pairs["score"], dtype=np.float64)
+    x, _ = toy_members(80, seed=0)
+    members = [fake_member(tmp_path / n, weights, "toy/all", None) for n in "ab"]
+    cvs = []
+    for i, n in enumerate("ab"):
+        cv = fake_cv(tmp_path / f"cv-{n}", weights, x[:, i], y, fold_data=("toy/1", "toy/2"))
+        for f in (0, 1):
+            record = json.loads((cv / f"cv-fold-{f}" / "eval_predictions.json").read_text())
+            part = pairs.select(range(f * 40, (f + 1) * 40))
+            record.update(sentence1=list(part["sentence1"]), sentence2=list(part["sentence2"]))
+            (cv / f"cv-fold-{f}" / "eval_predictions.json").write_text(json.dumps(record))
+        cvs.append(cv)
+    rows = stacking.stack_inputs(members, cv_dirs=cvs, features=("char-ridge",))
+    assert calls == ["toy/all", "toy/1", "toy/2"]  # the final ridge, then one per fold
+    for f, data in enumerate(("toy/1", "toy/2")):
+        part = pairs.select(range(f * 40, (f + 1) * 40))
+        fold_ridge = toy_ridge_feature([])(data).model
+        np.testing.assert_allclose(rows.char_ridge.column[f * 40:(f + 1) * 40],
+                                   fold_ridge.predict(part["sentence1"], part["sentence2"]))
+    assert rows.char_ridge.data == "toy/all"
+
+
+def test_cross_fitted_predictions_never_see_their_own_label():
+    from semrel.trainers.stacking import StackInputs, cross_fitted
+
+    x, y = toy_members(100, seed=0)
+    dev = StackInputs(x, y, None, None, rows("toy", "dev", 100))
+    predicted = cross_fitted(dev, "ridge", folds=5, seed=0)
+    assert spearman(predicted, y) > 0.8
+    shifted = y.copy()
+    shifted[7] += 50.0  # a wild label moves every stack fit on it, not the prediction of its row
+    moved = cross_fitted(StackInputs(x, shifted, None, None, dev.fit_on), "ridge", folds=5, seed=0)
+    assert moved[7] == pytest.approx(predicted[7], abs=1e-9)
+    assert np.sum(np.abs(moved - predicted) > 1e-6) >= 60  # the four folds fit on row 7
+    with pytest.raises(ParameterError, match="folds=1: must be an integer from 2 to the 100 rows"):
+        cross_fitted(dev, "ridge", folds=1)

@@ -288,7 +288,28 @@ _FIT_ROWS = Schema({"data": STRING, "split": STRING, "ids": list_of(STRING, "a l
                    says="an object (data, split, ids)")
 
 
+def _char_ridge_sizes(record: dict, where: str) -> Fault:
+    n = len(record["ngrams"])
+    if len(record["idf"]) != n or len(record["coef"]) != 2 * n + 2:
+        return (f"has {n} {where}.ngrams, {len(record['idf'])} idf and {len(record['coef'])} coef; "
+                "one idf per n-gram and 2 × n-grams + 2 coefficients (u∘v, |u − v|, cosine, Dice)")
+    return None
+
+
+# trainers.lexical.CharNgramRidge.to_json, and the training pairs it was fit on
+_CHAR_RIDGE = Schema({"data": STRING, "split": STRING, "pairs": COUNT,
+                      "ngrams": list_of(STRING, "a list of strings"), "idf": NUMBERS,
+                      "coef": NUMBERS, "intercept": NUMBER},
+                     required=("data", "split", "pairs", "ngrams", "idf", "coef", "intercept"),
+                     says="an object (data, split, pairs, ngrams, idf, coef, intercept)",
+                     check=_char_ridge_sizes)
+
+
 def _learned_state(record: dict, where: str) -> Fault:
+    if ("char-ridge" in record["features"]) != ("char_ridge" in record):
+        return (f"has {where}.features {record['features']} and "
+                f"{'a' if 'char_ridge' in record else 'no'} {where}.char_ridge; the char-ridge "
+                "feature and its fitted model go together")
     return _STATES[record["learner"]].fault(record["state"], f"{where}.state")
 
 
@@ -298,6 +319,7 @@ _LEARNED = Schema({
     "n_members": value(lambda v: _is_integer(v) and v >= 1, "an integer >= 1"),
     "state": Schema({}, open=True).rule,
     "fit_on": list_of(_FIT_ROWS.rule, "a list of the rows it was fit on"),
+    "char_ridge": _CHAR_RIDGE.rule,
 }, required=("learner", "features", "n_members", "state", "fit_on"),
     says="an object (learner, features, n_members, state, fit_on)", check=_learned_state)
 

@@ -1,0 +1,128 @@
+"""scripts/train_semrel_2024_languages.py, the per-language SemRel-2024 study written out as semrel
+commands: a smoke run with a tiny model on the real files of one small language (kin: Track A and
+Track C) and Czech News STS, as a user runs it (a subprocess from another directory)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from project import REPO
+from trainer_fixtures import tiny_encoder
+
+SCRIPT = REPO / "scripts" / "train_semrel_2024_languages.py"
+
+
+def commands(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if line.startswith("$ semrel")]
+
+
+@pytest.mark.slow
+def test_one_language_and_one_target_train_choose_on_dev_and_score_test_officially(mirror, tmp_path):
+    from scripts.train_semrel_2024_languages import RESULTS_KEY, store
+
+    model = tiny_encoder(tmp_path / "tiny-bert")
+    out = tmp_path / "study"
+    env = {**os.environ, "SEMREL_MIRROR": str(mirror), "HF_HOME": str(tmp_path / "hf")}
+    argv = [sys.executable, str(SCRIPT), "--model", f"e5-small={model}", "--max-steps", "2",
+            "--precision", "fp32", "--language", "kin", "--czech", "--output", str(out)]
+    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=3600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    ran = commands(done.stdout)
+    fits = [c for c in ran if c.split()[2] == "fit"]
+    assert [f.split("--config ")[1].split()[0] for f in fits] == ["kin"] * 4 + ["cross-lingual-kin"] * 2 + ["all"] * 2
+    for fit, (encoder, rate) in zip(fits[:4], [("bi", "2e-5"), ("bi", "5e-5"), ("cross", "2e-5"),
+                                               ("cross", "5e-5")], strict=True):
+        assert f"--encoder {encoder} --epochs 4 --learning-rate {rate}" in fit
+        assert "--eval-dataset semrel-2024 --eval-config kin --eval-split validation" in fit
+    assert all("--eval-dataset" not in f and "--epochs 2" in f for f in fits[4:])  # Track C chooses nothing
+    ensembles = [c for c in ran if c.split()[2] == "ensemble"]
+    assert "--method rank" in ensembles[0] and "--method ridge --features dice char-ridge" in ensembles[1]
+    tests = [c for c in ran if c.split()[2] == "predict" and "--split test" in c and "track-a/kin" in c]
+    assert len(tests) == 3  # the two members and the ensemble chosen on dev: the other never sees test
+    scored = [c for c in ran if c.split()[2] == "evaluate" and "--split test" in c]
+    assert "--language kin" in scored[0] and "--language cross-lingual-kin" in scored[1]
+
+    study = json.loads((out / "study.json").read_text())
+    kin = study["track_a"]["kin"]
+    assert kin["pairs"] == {"train": 778, "validation": 102, "test": 222}
+    assert set(kin["grid"]) == {"bi-lr2e-5", "bi-lr5e-5", "cross-lr2e-5", "cross-lr5e-5"}
+    assert all(g["train_seconds"] > 0 and g["wall_seconds"] > 0 for g in kin["grid"].values())
+    assert kin["chosen"]["bi"].startswith("bi-") and kin["chosen"]["cross"].startswith("cross-")
+    assert kin["final"] == max(kin["candidates_dev"], key=kin["candidates_dev"].get)
+    assert set(kin["test"]) == {"bi", "cross", "char-ridge", "dice", kin["final"]}
+    assert kin["official"] == {"labse": 0.72, "best": 0.817}
+    # the lexical members are the baseline table's (benchmarks/results.json), through the same evaluation
+    baselines = json.loads((REPO / "benchmarks" / "results.json").read_text())["semrel_2024_baselines"]
+    assert kin["test"]["char-ridge"] == baselines["table"]["kin"]["test"]["char-ridge"]
+    assert kin["test"]["dice"] == baselines["table"]["kin"]["test"]["dice"]
+    assert kin["dev"]["char-ridge"] == baselines["table"]["kin"]["validation"]["char-ridge"]
+    # the test figure is what the official evaluation command says of the final model's file
+    final = out / "track-a" / "kin" / "predictions" / f"{kin['final']}.test.csv"
+    evaluated = subprocess.run([sys.executable, "-m", "semrel", "evaluate", str(final), "--language", "kin",
+                                "--split", "test", "--json"], cwd=tmp_path, env=env, capture_output=True,
+                               text=True, timeout=600)
+    assert evaluated.returncode == 0, evaluated.stderr
+    [row] = json.loads(evaluated.stdout)
+    assert row["pairs"] == 222 and round(row["spearman"], 4) == kin["test"][kin["final"]]
+
+    target = study["track_c"]["kin"]
+    assert target["trained_on"] == "cross-lingual-kin" and target["final"] == "rank"
+    assert set(target["test"]) == {"bi", "cross", "dice", "rank"} and target["official"] == {"labse_cross": 0.57}
+    czech = study["czech"]
+    assert czech["pairs"] == 1200 and czech["mse_lower_bound"] == 0.1582
+    assert set(czech["scores"]) == {"bi", "cross", "rank"}
+    assert all(set(s) == {"pearson", "spearman", "mse"} for s in czech["scores"].values())
+    tables = (out / "tables.md").read_text()
+    assert tables.count("| kin |") == 3 and "| MSE lower bound" in tables
+
+    # run again: every finished language and member is kept, nothing trains
+    again = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=3600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "$ semrel fit" not in again.stdout and again.stdout.count(" is finished") == 2
+    assert json.loads((out / "study.json").read_text())["track_a"] == study["track_a"]
+
+    # stored: the study under its key; the report's semrel-2024 cell waits for every language
+    results = tmp_path / "results.json"
+    shutil.copy(REPO / "benchmarks" / "results.json", results)
+    before = json.loads(results.read_text())
+    store(study, "2-core CPU", results)
+    after = json.loads(results.read_text())
+    assert after[RESULTS_KEY]["track_a"] == study["track_a"] and after[RESULTS_KEY]["machine"] == "2-core CPU"
+    assert after["fine_tuned"]["semrel-2024"] == before["fine_tuned"]["semrel-2024"]
+    assert after["fine_tuned"]["czech-news-sts"]["spearman"] == czech["scores"]["rank"]["spearman"]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--model", "minilm=tiny-bert"], "argument --model: must be NAME=DIR with NAME e5-small, not 'minilm=tiny-bert'"),
+    (["--language", "xyz"], "argument --language: must be one of afr, amh, arb, arq, ary, eng, esp, hau, hin, "
+                            "ind, kin, mar, pan, tel, not 'xyz'"),
+    (["--track", "b"], "argument --track: invalid choice: 'b' (choose from 'a', 'c')"),
+    (["--max-steps", "2", "--write-results"], "--write-results: a smoke run (--max-steps, --model) measures "
+                                              "nothing to store"),
+])
+def test_a_mistake_is_one_line_before_anything_runs(args, words, tmp_path):
+    done = subprocess.run([sys.executable, str(SCRIPT), *args, "--output", str(tmp_path / "out")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (f"train_semrel_2024_languages.py: error: {words} "
+                           "(see train_semrel_2024_languages.py --help)\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_results_page_shows_the_study_of_results_json():
+    """benchmarks/RESULTS.md shows the study's tables as results.json holds them (once run)."""
+    from scripts.train_semrel_2024_languages import RESULTS_KEY, markdown
+
+    stored = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8")).get(RESULTS_KEY)
+    text = (REPO / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    section = text.split("\n## SemRel-2024 per language: e5-small fine-tuned", 1)[1].split("\n## ", 1)[0]
+    if stored is None:
+        assert "not run yet" in section
+    else:
+        assert markdown(stored) in section and f"`{stored['command']}`" in section
