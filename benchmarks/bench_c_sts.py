@@ -410,13 +410,26 @@ def markdown(study: dict) -> str:
 
 
 def record_entry(path: Path, study: dict) -> None:
-    """``study`` as the :data:`KEY` entry of the results file at ``path`` (others kept), written
-    whole."""
+    """``study`` as the :data:`KEY` entry of the results file at ``path``, written whole. Only
+    that entry's text changes (the others keep their hand-made layout): it replaces the entry
+    where the file has one, else it is added at the end; the result must read back as the file
+    with the new entry."""
     from semrel.metrics.output_files import write_whole
 
-    results = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    results[KEY] = study
-    write_whole(path, json.dumps(results, indent=1, ensure_ascii=False) + "\n", "record")
+    text = path.read_text(encoding="utf-8") if path.is_file() else "{\n}\n"
+    results = json.loads(text)
+    block = f'  "{KEY}": ' + json.dumps(study, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+    start = text.find(f'\n  "{KEY}": ')
+    if start < 0:
+        end = text.rstrip().rfind("}")
+        head = text[:end].rstrip()
+        new = head + (",\n" if results else "\n") + block + "\n}\n"
+    else:
+        after = re.search(r',\n  "[^"]+": |\n}\s*$', text[start + 1:])
+        new = text[:start + 1] + block + text[start + 1 + after.start():]
+    if json.loads(new) != {**results, KEY: json.loads(json.dumps(study))}:
+        raise SystemExit(f"{path}: could not put the {KEY} entry in alone; leaving the file as it is")
+    write_whole(path, new, "record")
 
 
 def model_override(text: str) -> tuple[str, str]:
