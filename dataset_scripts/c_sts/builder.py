@@ -13,7 +13,9 @@ Two releases, two sets of configs:
   leave the local cache (``local_only``).
 - the open re-annotation (:mod:`.reannotated`, CC-BY-4.0, read from the mirror or its URL with its
   sha256), configs ``reannotated`` (train, validation, and the 214 validation rows labelled -1 as
-  ``validation_invalid``) and ``reannotated-pairs``; with the original in ``data_dir`` too,
+  ``validation_invalid``), ``reannotated-pairs`` and ``reannotated-dev`` (``reannotated`` with a
+  tenth of train's sentence pairs set apart as ``dev``, for choosing epochs and settings without
+  looking at validation); with the original in ``data_dir`` too,
   ``reannotated-original`` puts both labels side by side (local only).
 """
 
@@ -72,10 +74,11 @@ FEATURES = {
     "pairs": datasets.Features(PAIR_FEATURES),
     "reannotated": datasets.Features(ROW_FEATURES),
     "reannotated-pairs": datasets.Features(PAIR_FEATURES),
+    "reannotated-dev": datasets.Features(ROW_FEATURES),
     "reannotated-original": datasets.Features({**ROW_FEATURES,
                                                "original_score": datasets.Value("float32")}),
 }
-REANNOTATED_CONFIGS = ("reannotated", "reannotated-pairs", "reannotated-original")
+REANNOTATED_CONFIGS = ("reannotated", "reannotated-pairs", "reannotated-dev", "reannotated-original")
 
 
 def _where() -> str:
@@ -184,7 +187,8 @@ def reannotated_splits(config: str, path: str, original: dict[str, tuple[str, by
     a load must repeat (rows the join could not match).
 
     The -1 rule (:mod:`.reannotated`): validation rows labelled -1 go to ``validation_invalid``;
-    in ``reannotated-pairs`` a pair goes there when either of its conditions is -1.
+    in ``reannotated-pairs`` a pair goes there when either of its conditions is -1. In
+    ``reannotated-dev`` train is split into ``train`` and ``dev`` (:func:`.reannotated.carve_dev`).
     """
     splits, notes = {}, []
     for split, (name, data) in reannotated.read_members(path).items():
@@ -201,7 +205,10 @@ def reannotated_splits(config: str, path: str, original: dict[str, tuple[str, by
                              f"(sentence1, sentence2, condition) and on {counts['ambiguous']} row(s) "
                              f"whose key is held twice; {counts['matched']} matched")
         valid, invalid = reannotated.split_invalid(rows, columns)
-        splits[split] = valid
+        if config == "reannotated-dev" and split == "train":
+            splits[split], splits[reannotated.DEV_SPLIT] = reannotated.carve_dev(name, valid)
+        else:
+            splits[split] = valid
         if invalid:
             splits[reannotated.INVALID_SPLIT] = invalid
     return splits, notes
@@ -216,7 +223,7 @@ class CSts(SemrelBuilder):
     CITATION = CITATION
     HOMEPAGE = "https://github.com/princeton-nlp/c-sts"
     LICENSE = SOURCE.licence
-    VERSION = datasets.Version("1.1.0")
+    VERSION = datasets.Version("1.2.0")
     BUILDER_CONFIGS = [
         SemrelConfig(name="default", needs_user_data=True, local_only=True,
                      description="The original release's rows: sentence1, sentence2, condition, "
@@ -231,6 +238,11 @@ class CSts(SemrelBuilder):
         SemrelConfig(name="reannotated-pairs",
                      description="The re-annotation, one row per sentence pair with both conditions; "
                                  "a pair with -1 on either side is in validation_invalid."),
+        SemrelConfig(name="reannotated-dev",
+                     description="The re-annotation with a dev split for choosing: a tenth of "
+                                 "train's sentence pairs (both conditions of a pair together), "
+                                 "train the rest; validation and validation_invalid as in "
+                                 "reannotated."),
         SemrelConfig(name="reannotated-original", needs_user_data=True, local_only=True,
                      description="The re-annotation's rows with original_score: the original "
                                  "release's label of the same (sentence1, sentence2, condition)."),
@@ -245,7 +257,7 @@ class CSts(SemrelBuilder):
         """The files read (size + sha256) and, for the archive, a fingerprint of the key the
         password derives: a wrong or missing password never finds a cached build. Configs of the
         re-annotation alone read no user file."""
-        if config_name in ("reannotated", "reannotated-pairs"):
+        if config_name in REANNOTATED_CONFIGS and config_name != "reannotated-original":
             return {}
         try:
             paths = user_paths(data_dir)

@@ -20,12 +20,17 @@ the split ``validation_invalid`` with a null score; ``validation`` holds the lab
 the pair layout a sentence pair with -1 on either condition goes to ``validation_invalid`` whole,
 the -1 side null and the other side keeping its label. -1 anywhere else (train) is an error.
 
+Choosing epochs and settings needs labelled rows that neither train nor validation are:
+:func:`carve_dev` sets a tenth of train's sentence pairs apart as ``dev``, both conditions of a
+pair on the same side (config ``reannotated-dev``).
+
 Where the user also has the encrypted original, :func:`join_original` puts the original label
 beside the re-annotated one, matching rows on (sentence1, sentence2, condition).
 """
 
 from __future__ import annotations
 
+import json
 import zipfile
 from collections import Counter
 from dataclasses import dataclass
@@ -36,7 +41,9 @@ import numpy as np
 from semrel.metrics.correlation_intervals import Estimate, correlation_intervals
 
 from ..errors import DataValidationError
+from ..schema import sentence_pair_groups
 from ..sources import Source
+from ..splits import stratified_folds
 
 INVALID_SPLIT = "validation_invalid"
 MEMBERS = {"train": "dataset/csts_train_reannotated.csv",
@@ -44,6 +51,9 @@ MEMBERS = {"train": "dataset/csts_train_reannotated.csv",
 IGNORED_FOLDER = "__MACOSX"  # macOS resource forks a Finder zip adds: no data
 INVALID_MEANING = "invalid: the condition cannot be judged on these sentences"
 HUB_ID = "LivNLP/C-STS-Reannotated"
+DEV_SPLIT = "dev"
+DEV_FOLDS = 10  # dev: one fold of ten of train's sentence pairs
+DEV_SALT = "c-sts-reannotated-dev"  # the carve's seed: another salt deals other pairs to dev
 
 SOURCE = Source(
     dataset_id="c-sts",
@@ -113,6 +123,35 @@ def split_invalid(rows: list[dict], columns=("score",)) -> tuple[list[dict], lis
     invalid = [any(row[c] is None for c in columns) for row in rows]
     return ([r for r, bad in zip(rows, invalid, strict=True) if not bad],
             [r for r, bad in zip(rows, invalid, strict=True) if bad])
+
+
+def carve_dev(name: str, rows: list[dict]) -> tuple[list[dict], list[dict]]:
+    """(train rows, dev rows) of a train split in row layout: the sentence pairs in fold 0 of
+    :func:`~semrel.dataset_scripts.splits.stratified_folds` (``k`` = :data:`DEV_FOLDS`, salt
+    :data:`DEV_SALT`) go to dev with both of their conditions, the rest stay in train; row order
+    is kept on each side.
+
+    A pair's id is its two sentences, so the carve depends on neither row order nor machine;
+    pairs are stratified by their two labels (low-high, e.g. ``1-5``; ties such as ``3-3`` a
+    stratum of their own), so dev's labels and tied pairs follow train's. Every sentence pair
+    must hold exactly two rows (:func:`~semrel.dataset_scripts.schema.sentence_pair_groups`).
+
+    >>> rows = [{"sentence1": f"s{i // 2}", "sentence2": "t", "score": float(1 + i % 2)}
+    ...         for i in range(40)]
+    >>> train, dev = carve_dev("toy", rows)
+    >>> len(train), len(dev), sorted({r["sentence1"] for r in dev})
+    (36, 4, ['s1', 's3'])
+    """
+    groups = sentence_pair_groups(name, [r["sentence1"] for r in rows], [r["sentence2"] for r in rows])
+    ids = [json.dumps([rows[a]["sentence1"], rows[a]["sentence2"]]) for a, _ in groups]
+    strata = [f"{min(rows[a]['score'], rows[b]['score']):g}-{max(rows[a]['score'], rows[b]['score']):g}"
+              for a, b in groups]
+    folds = stratified_folds(ids, strata, DEV_FOLDS, salt=DEV_SALT)
+    in_dev = [False] * len(rows)
+    for (a, b), fold in zip(groups, folds, strict=True):
+        in_dev[a] = in_dev[b] = bool(fold == 0)
+    return ([r for r, dev in zip(rows, in_dev, strict=True) if not dev],
+            [r for r, dev in zip(rows, in_dev, strict=True) if dev])
 
 
 def join_original(rows: list[dict], original: list[dict]) -> tuple[list[dict], Counter]:

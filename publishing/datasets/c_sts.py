@@ -101,8 +101,8 @@ grouping). Two releases of the same sentences, two sets of configs:
   hidden (−1 upstream, null here) and scored by the authors' server from a JSON file
   `{{"0": score, ..., "4731": score}}` (`semrel predict`);
 - **the open re-annotation** (Zhang, Zhou & Bollegala 2025, EMNLP; `{reannotated.HUB_ID}` on the
-  Hub), CC-BY-4.0: configs `reannotated`, `reannotated-pairs`, the original's train and validation
-  sentence pairs (11,342 and 2,834 rows; no test split).
+  Hub), CC-BY-4.0: configs `reannotated`, `reannotated-pairs`, `reannotated-dev`, the original's
+  train and validation sentence pairs (11,342 and 2,834 rows; no test split).
 
 ## The re-annotation's labels
 - **train**: conditions rewritten to remove ambiguity, similarity re-annotated with GPT-4o and
@@ -129,14 +129,15 @@ It is the encrypted `{ENCRYPTED_NAME}` ({SOURCE.url}); decryption (compatible wi
 `datasets` cache.
 This card's `license: other` metadata names these terms, the stricter of the two.
 
-**The re-annotation** (`reannotated`, `reannotated-pairs`) is CC-BY-4.0 ({CC_BY}), by its own
-card ({reannotated.SOURCE.licence_url}). Sharing or adapting it needs attribution: cite Zhang,
-Zhou & Bollegala (2025) for the release, Tu et al. (2024) for the validation labels and Deshpande
-et al. (2023) for the sentences and conditions (BibTeX below), name the licence, and say what was
-changed. semrel changes nothing but the layout: the column `label` is `score` (float32), the −1
-rows are a split of their own, and `reannotated-pairs` puts a pair's two conditions side by
-side. This card is published without data: build it yourself (the re-annotation comes from its
-URL with a sha256 check, no password):
+**The re-annotation** (`reannotated`, `reannotated-pairs`, `reannotated-dev`) is CC-BY-4.0
+({CC_BY}), by its own card ({reannotated.SOURCE.licence_url}). Sharing or adapting it needs
+attribution: cite Zhang, Zhou & Bollegala (2025) for the release, Tu et al. (2024) for the
+validation labels and Deshpande et al. (2023) for the sentences and conditions (BibTeX below),
+name the licence, and say what was changed. semrel changes nothing but the layout: the column
+`label` is `score` (float32), the −1 rows are a split of their own, `reannotated-pairs` puts a
+pair's two conditions side by side, and `reannotated-dev` sets a tenth of train's sentence pairs
+apart as `dev`. This card is published without data: build it yourself (the re-annotation comes
+from its URL with a sha256 check, no password):
 
 ```bash
 {build_recipe("c-sts")}
@@ -156,6 +157,9 @@ load("c-sts", "reannotated-original", data_dir="DIR", password="...")   # both l
   `score1`, `condition2`, `score2` (file order).
 - `reannotated`: train / validation / validation_invalid rows, the columns of `default`.
 - `reannotated-pairs`: the re-annotation in the layout of `pairs`.
+- `reannotated-dev`: `reannotated` with a `dev` split for choosing epochs and settings: the
+  sentence pairs of fold 0 of ten (a stable hash of the two sentences, stratified by the pair's
+  two labels), both conditions of a pair together; `train` keeps the rest.
 - `reannotated-original`: the rows of `reannotated` with `original_score`, the original label of
   the row with the same (sentence1, sentence2, condition) in the same split, null where there is
   none (a rewritten condition) or where that key is held twice on either side; a load says how

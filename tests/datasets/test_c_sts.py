@@ -179,7 +179,8 @@ def test_pairs_config_needs_each_pair_twice(tmp_path):
 def test_c_sts_is_registered_and_never_published():
     spec = REGISTRY["c-sts"]
     assert spec.score_range == (1.0, 5.0)
-    assert spec.configs == ["default", "pairs", "reannotated", "reannotated-pairs", "reannotated-original"]
+    assert spec.configs == ["default", "pairs", "reannotated", "reannotated-pairs", "reannotated-dev",
+                            "reannotated-original"]
     assert spec.user_data_configs == ["default", "pairs", "reannotated-original"] == spec.local_configs
     assert spec.redistributable is False  # the original's terms: card only on the Hub
 
@@ -196,14 +197,15 @@ def test_card_and_hub_folder_build_from_user_data(encrypted, fixture_mirror, tmp
                            "pairs": {"train": 2, "validation": 1, "test": 1},
                            "reannotated": {"train": 12, "validation": 6, "validation_invalid": 2},
                            "reannotated-pairs": {"train": 6, "validation": 3, "validation_invalid": 1},
+                           "reannotated-dev": {"train": 10, "dev": 2, "validation": 6, "validation_invalid": 2},
                            "reannotated-original": {"train": 12, "validation": 6, "validation_invalid": 2}}
     assert result.local == ["default", "pairs", "reannotated-original"] and not result.card_only
     card = (result.folder / "README.md").read_text()
     assert "not to publicly share" in card and "CC-BY-4.0" in card
     assert sorted(c["config_name"] for c in DatasetCard.load(result.folder / "README.md").data.configs) == \
-        ["reannotated", "reannotated-pairs"]
+        ["reannotated", "reannotated-dev", "reannotated-pairs"]
     written = sorted(p.parent.name for p in result.folder.rglob("*.parquet"))
-    assert written == ["reannotated"] * 3 + ["reannotated-pairs"] * 3  # decrypted rows stay in the cache
+    assert written == ["reannotated"] * 3 + ["reannotated-dev"] * 4 + ["reannotated-pairs"] * 3  # not the original
     texts = {t for p in result.folder.rglob("*.parquet") for t in pq.read_table(p)["sentence1"].to_pylist()}
     assert "A man rides a red bike." not in texts
     assert "| default | test | 2 |" in card and "| reannotated-original | train | 12 |" in card
@@ -419,6 +421,65 @@ def test_real_reannotation_rows_labels_and_pairs(mirror, cache_dir):
     assert sides == {1: 198, 2: 8}  # a -1 on one condition does not imply one on the other
 
 
+def pair_keys(rows):
+    return list(zip(rows["sentence1"], rows["sentence2"], strict=True))
+
+
+def test_dev_carve_keeps_both_conditions_of_a_pair_together(fixture_mirror, cache_dir):
+    carved = load("c-sts", "reannotated-dev", mirror=fixture_mirror, cache_dir=cache_dir)
+    whole = load("c-sts", "reannotated", mirror=fixture_mirror, cache_dir=cache_dir)
+    assert list(carved) == ["train", "dev", "validation", "validation_invalid"]
+    assert {s: len(d) for s, d in carved.items()} == {"train": 10, "dev": 2, "validation": 6,
+                                                      "validation_invalid": 2}
+    dev, train = pair_keys(carved["dev"]), pair_keys(carved["train"])
+    assert Counter(dev) == {dev[0]: 2} and not set(dev) & set(train)  # one pair, both conditions
+    rows = sorted(carved["train"].to_list() + carved["dev"].to_list(), key=str)
+    assert rows == sorted(whole["train"].to_list(), key=str)  # nothing lost, nothing added
+    for split in ("validation", "validation_invalid"):
+        assert carved[split].to_list() == whole[split].to_list()
+
+
+def test_dev_carve_is_a_function_of_the_pairs_not_their_order():
+    from semrel.dataset_scripts.c_sts.reannotated import carve_dev
+
+    rows = [{"sentence1": f"pair {i // 2}", "sentence2": "other", "condition": f"c{i}",
+             "score": float(1 + (i // 2) % 5 if i % 2 else 5 - (i // 2) % 3)} for i in range(400)]
+    train, dev = carve_dev("toy", rows)
+    assert len(dev) == 40 and len(train) == 360  # 20 of 200 pairs, both rows each
+    assert set(Counter((r["sentence1"], r["sentence2"]) for r in dev).values()) == {2}
+    shuffled = rows[1::2] + rows[0::2]  # the pairs' rows far apart, in another order
+    assert sorted(map(str, carve_dev("toy", shuffled)[1])) == sorted(map(str, dev))
+    assert [r["_n"] for r in carve_dev("toy", [{**r, "_n": n} for n, r in enumerate(rows)])[0]] == \
+        sorted(n for n, r in enumerate(rows) if r not in dev)  # row order kept
+
+
+def test_dev_carve_refuses_a_pair_without_exactly_two_conditions():
+    from semrel.dataset_scripts.c_sts.reannotated import carve_dev
+
+    rows = [{"sentence1": "a", "sentence2": "b", "condition": c, "score": 1.0} for c in "xyz"]
+    with pytest.raises(DataValidationError, match=r"toy: row 1: a condition group .*rows \[1, 2, 3\]"):
+        carve_dev("toy", rows)
+
+
+@needs_mirror
+def test_real_dev_carve_sizes_labels_and_pairs(mirror, cache_dir):
+    carved = load("c-sts", "reannotated-dev", mirror=mirror, cache_dir=cache_dir)
+    assert {s: len(d) for s, d in carved.items()} == {"train": 10206, "dev": 1136, "validation": 2620,
+                                                      "validation_invalid": 214}
+    dev, train = pair_keys(carved["dev"]), pair_keys(carved["train"])
+    assert set(Counter(dev).values()) == set(Counter(train).values()) == {2}
+    assert len(set(dev)) == 568 and not set(dev) & set(train)
+    assert Counter(carved["dev"]["score"]) == {1.0: 112, 2.0: 190, 3.0: 379, 4.0: 242, 5.0: 213}
+
+    def tied(rows):
+        scores = {}
+        for key, score in zip(pair_keys(rows), rows["score"], strict=True):
+            scores.setdefault(key, []).append(score)
+        return sum(a == b for a, b in scores.values())
+
+    assert (tied(carved["dev"]), tied(carved["train"])) == (102, 925)  # of the 1,027: stratified
+
+
 @needs_mirror
 def test_real_zip_spellings_line_ends_and_forks(mirror):
     with zipfile.ZipFile(mirror / "c-sts" / "dataset.zip") as archive:
@@ -442,13 +503,14 @@ def test_export_of_the_reannotation_loads_with_stock_datasets(fixture_mirror, tm
     from semrel.publishing.export import build_dataset, verify_folder
 
     result = build_dataset("c-sts", tmp_path / "hub", mirror=fixture_mirror, cache_dir=tmp_path / "cache")
-    assert set(result.rows) == {"reannotated", "reannotated-pairs"} and result.local == []
+    assert set(result.rows) == {"reannotated", "reannotated-pairs", "reannotated-dev"} and result.local == []
     assert result.skipped == dict.fromkeys(["default", "pairs", "reannotated-original"],
                                            "needs user-supplied files (--data-dir)")
     for config in result.rows:
         stock = datasets.load_dataset(str(result.folder), config, cache_dir=str(tmp_path / "stock"))
         ours = load("c-sts", config, mirror=fixture_mirror, cache_dir=tmp_path / "cache")
-        assert list(stock) == ["train", "validation", "validation_invalid"]
+        assert list(stock) == ["train", *(["dev"] if config == "reannotated-dev" else []), "validation",
+                               "validation_invalid"]
         assert {s: d.to_list() for s, d in stock.items()} == {s: d.to_list() for s, d in ours.items()}
         assert stock["train"].features == ours["train"].features
     assert verify_folder(result.folder, "c-sts", mirror=fixture_mirror, cache_dir=tmp_path / "verify") == []
@@ -472,7 +534,7 @@ def test_card_and_report_measure_the_original_against_the_reannotation(fixture_m
         section = dataset_section("c-sts", result.folder, tmp_path / "images", mirror=fixture_mirror,
                                   data_dir=user, cache_dir=tmp_path / "cache")
     assert "0.974 [0.785, 1.000]" in section.html and "validation_invalid" in section.html
-    assert section.summary == "5 config(s); card only (licence forbids redistribution)"
+    assert section.summary == "6 config(s); card only (licence forbids redistribution)"
 
 
 @pytest.mark.slow
@@ -490,7 +552,8 @@ def test_semrel_build_and_verify_the_real_reannotation_without_a_password(mirror
                  "c-sts            reannotated-pairs            train                5,671",
                  "c-sts            default                      skipped: needs user-supplied files (--data-dir)",
                  "c-sts            reannotated-original         skipped: needs user-supplied files (--data-dir)",
-                 f"-> c-sts: 2 config(s) in {tmp_path}/hub/datasets/c-sts"):
+                 "c-sts            reannotated-dev              dev                  1,136",
+                 f"-> c-sts: 3 config(s) in {tmp_path}/hub/datasets/c-sts"):
         assert line in build.stdout.splitlines(), build.stdout
     folder = tmp_path / "hub" / "datasets" / "c-sts"
     stock = datasets.load_dataset(str(folder), "reannotated", cache_dir=str(tmp_path / "stock"))
