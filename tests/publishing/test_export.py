@@ -72,7 +72,7 @@ def test_cli_build_prints_summary(mirror, cache_dir, tmp_path, capsys):
     assert upload.main(["build", "--only", "str-2021", "--mirror", str(mirror),
                         "--out", str(tmp_path), "--cache-dir", str(cache_dir)]) == 0
     out = capsys.readouterr().out
-    assert "str-2021         cv-fold-0                    test         1,100" in out
+    assert "str-2021         cv-fold-0                    test                 1,100" in out
     assert f"13 config(s) in {tmp_path}/hub/datasets/str-2021" in out
 
 
