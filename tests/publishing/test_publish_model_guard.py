@@ -75,7 +75,8 @@ def test_a_run_on_str_2021_leaves_without_its_gold_labels_and_paths(encoder, mir
         every = hub.sent_bytes()
     listed = [line.split()[0] for line in done.stdout.splitlines() if line.startswith("    ")]
     assert sorted(listed) == sorted(sent) == SENT  # what the command lists is what arrives
-    assert re.search(r"^  stays here: checkpoints/ \(\d+ files?\), eval_predictions.json$", done.stdout, re.M)
+    kept = re.search(r"^  stays here: checkpoints/ \(\d+ files?\), (.*)$", done.stdout, re.M)
+    assert sorted(kept.group(1).split(", ")) == ["eval_predictions.json", "seen_pairs.json"]
     assert "    metrics.json  (figures only; output_dir, start_model stay here)\n" in done.stdout
     paths = local_path_regex()
     for _, name, data in every:
@@ -134,8 +135,9 @@ def test_a_run_chosen_on_a_card_only_dev_set_is_pushed_with_nothing_of_it(encode
         every = hub.sent_bytes()
     listed = [line.split()[0] for line in done.stdout.splitlines() if line.startswith("    ")]
     assert sorted(sent) == listed == SENT
-    assert re.search(r"^  stays here: checkpoints/ \(\d+ files\), eval_predictions.json, "
-                     r"selection_predictions.json$", done.stdout, re.M)
+    kept = re.search(r"^  stays here: checkpoints/ \(\d+ files\), (.*)$", done.stdout, re.M)
+    assert sorted(kept.group(1).split(", ")) == ["eval_predictions.json", "seen_pairs.json",
+                                                 "selection_predictions.json"]
     metrics = json.loads(sent["metrics.json"])
     assert "output_dir" not in metrics and metrics["selection"]["data"] == "semrel-2024/eng/validation"
     forbidden = texts_of("semrel-2024", "eng", upstream, cache_dir) | texts_of("str-2021", "cv-fold-0", upstream,
