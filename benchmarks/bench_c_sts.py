@@ -217,9 +217,9 @@ class Study:
         return record
 
     def model_path(self, name: str) -> str:
-        from semrel.trainers.pretrained import resolve_model
+        from semrel.trainers.model_ref import resolve_model_ref
 
-        return self.models.get(name) or resolve_model(name)
+        return self.models.get(name) or str(resolve_model_ref(name, parameter="--model").path)
 
     def zero_shot(self, spec: str) -> dict:
         """The pretrained encoder's cosine on dev and validation (see module docstring)."""

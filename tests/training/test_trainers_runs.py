@@ -238,7 +238,7 @@ def test_runs_refuse_data_and_models_outside_their_rules(encoder, toy_folder, tm
     plain = fit(data, encoder, small_args(tmp_path / "plain"))
     conditional = tmp_path / "conditional"
     datasets.DatasetDict({"test": toy_conditional_pairs()}).save_to_disk(conditional)
-    with pytest.raises(ParameterError, match="unconditional bi-encoder, which cannot score .* "
+    with pytest.raises(ParameterError, match="is an unconditional semrel model, which cannot score .* "
                                              "conditions"):
         predict(plain.output_dir, load_pairs(str(conditional), score_range=(1, 5)))
     with pytest.raises(ParameterError, match="split='dev': must be a split of"):

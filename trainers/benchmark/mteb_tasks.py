@@ -127,10 +127,14 @@ def _task_class():
 
 def mteb_task(bset: BenchmarkSet, rows):
     """A local MTEB STS task over ``rows`` (``sentence1``, ``sentence2``, ``score``), the loaded
-    rows of ``bset``; ``min_score``/``max_score`` its native score range."""
+    rows of ``bset`` (a ``PairRows`` or a ``datasets.Dataset``); ``min_score``/``max_score`` its
+    native score range."""
+    import datasets
+
     base = _task_class()
     lo, hi = bset.score_range
-    rows = rows.select_columns(["sentence1", "sentence2", "score"])
+    rows = datasets.Dataset.from_dict({name: list(rows[name])
+                                       for name in ("sentence1", "sentence2", "score")})
     cls = type(task_name(bset), (base,), {"metadata": task_metadata(bset, len(rows)),
                                          "min_score": lo, "max_score": hi,
                                          "semrel_set": bset, "semrel_rows": rows})
