@@ -239,3 +239,9 @@ def test_a_model_is_hashed_again_only_when_its_files_change(kinds, tmp_path):
     assert remembered_hash(tmp_path / "cache", model, counted) == first and len(calls) == 1
     (model / "config.json").write_text((model / "config.json").read_text() + "\n")
     assert remembered_hash(tmp_path / "cache", model, counted) != first and len(calls) == 2
+
+
+def test_identical_texts_tie_rather_than_being_ordered_by_rounding_noise(kinds):
+    scorer = load_scorer(str(kinds["bi-encoder"]), cache_dir=None)
+    texts = ["a red circle", "the blue star", "a green square and a yellow star"]
+    assert scorer.score(texts, texts).tolist() == [1.0, 1.0, 1.0]

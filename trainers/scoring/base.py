@@ -42,11 +42,16 @@ class Scores:
         return int(self.cut.sum())
 
 
+COSINE_DECIMALS = 12
+
+
 def cosine(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Row-wise cosine ``u·v / (|u| |v|)`` (float64)."""
+    """Row-wise cosine ``u·v / (|u| |v|)`` (float64), rounded to 12 decimals: a pair of two
+    identical texts (one embedding) scores 1 up to float64 rounding (±2e-16), and that noise
+    must not order such pairs among themselves -- rounded, they tie, as they should."""
     u, v = np.asarray(u, dtype=np.float64), np.asarray(v, dtype=np.float64)
     norms = np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1)
-    return (u * v).sum(axis=1) / np.maximum(norms, 1e-12)
+    return np.round((u * v).sum(axis=1) / np.maximum(norms, 1e-12), COSINE_DECIMALS)
 
 
 class Scorer:
