@@ -461,8 +461,9 @@ def main(argv=None) -> None:
     ap.add_argument("--out", type=Path, default=Path("build/bench/c-sts"))
     ap.add_argument("--model", action="append", default=[], type=model_override, metavar="NAME=DIR",
                     help="use this model folder for a model name (smoke runs)")
-    ap.add_argument("--precision", choices=("bf16", "fp32", "auto"), default="bf16",
-                    help="semrel fit --precision (bf16: autocast, fast on CPUs with AMX)")
+    ap.add_argument("--precision", choices=("bf16", "fp32", "auto"), default="auto",
+                    help="semrel fit --precision (auto: bf16 on a GPU, float32 on a CPU; bf16 on "
+                         "a CPU only where it has AVX512-BF16 or AMX, else it is emulated, slowly)")
     ap.add_argument("--max-steps", type=cli.at_least(1), help="smoke runs: stop each fit after N "
                                                               "steps, evaluating every step")
     ap.add_argument("--eval-steps", type=cli.at_least(1),
