@@ -45,5 +45,23 @@ def fixture_mirror() -> Path:
 
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory) -> Path:
-    """One datasets cache for the whole session, so each config is built once."""
+    """One datasets cache for the whole session (under pytest-xdist, for each worker), so each
+    config is built once."""
     return tmp_path_factory.mktemp("hf_cache")
+
+
+# Spread over the workers one test at a time, and started first: long tests without a
+# module-scoped fixture (a page of the docs runs its own commands).
+INDEPENDENT = ("tests/test_docs.py::test_page_runs[",)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``make test``: ``--dist loadgroup``) the tests of one file run in one
+    worker, so a module-scoped fixture (a build, a trained model, a fresh venv, a server) is made
+    once; the :data:`INDEPENDENT` tests run first, each on any worker."""
+    independent = [item for item in items if item.nodeid.startswith(INDEPENDENT)]
+    grouped = [item for item in items if not item.nodeid.startswith(INDEPENDENT)]
+    for item in grouped:
+        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    if getattr(config.option, "dist", "no") != "no":
+        items[:] = independent + grouped
