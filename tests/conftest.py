@@ -1,7 +1,8 @@
 """Shared fixtures: the upstream files (the real mirror, ../shared/upstream, or the fixture mirror
 tests/fixtures) and an isolated datasets cache.
 
-Tests never touch the network: the Hub is switched off before any HF library is imported. The
+Tests never touch the network: the Hub is switched off before any HF library is imported. Under
+pytest-xdist (a worker per core) torch and the commands a test starts use one thread each. The
 fixture mirror is named in ``$SEMREL_FIXTURE_MIRROR``, so its files are checked against its own
 SHA256SUMS (``semrel.dataset_scripts.sources``); every other file keeps the upstream checksum.
 """
@@ -13,6 +14,8 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker per core: torch's threads would spin against each other's
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from pathlib import Path  # noqa: E402
 
