@@ -21,9 +21,9 @@ setup: $(VENV)/.installed
 build: setup
 	$(BIN)/semrel build  # the mirror: $$SEMREL_MIRROR, else ../shared/upstream, else the upstream URLs
 
-# pytest-xdist: a worker per core (at most 4); the tests of one file stay in one worker
-# (tests/conftest.py), in the order collected.
-XDIST := -n auto --maxprocesses 4 --dist loadgroup --no-loadscope-reorder
+# pytest-xdist: a worker per core (at most 4); the tests of one file stay in one worker, files in
+# the order collected (tests/conftest.py puts the docs pages first).
+XDIST := -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
 test: setup
 	$(BIN)/python -m pytest -q $(XDIST)

@@ -53,18 +53,13 @@ def cache_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("hf_cache")
 
 
-# Spread over the workers one test at a time, and started first: long tests without a
-# module-scoped fixture (a page of the docs runs its own commands).
-INDEPENDENT = ("tests/test_docs.py::test_page_runs[",)
+# Started first under pytest-xdist: the longest file (each page of the docs runs its commands).
+FIRST = "tests/test_docs.py"
 
 
-def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (``make test``: ``--dist loadgroup``) the tests of one file run in one
-    worker, so a module-scoped fixture (a build, a trained model, a fresh venv, a server) is made
-    once; the :data:`INDEPENDENT` tests run first, each on any worker."""
-    independent = [item for item in items if item.nodeid.startswith(INDEPENDENT)]
-    grouped = [item for item in items if not item.nodeid.startswith(INDEPENDENT)]
-    for item in grouped:
-        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-    if getattr(config.option, "dist", "no") != "no":
-        items[:] = independent + grouped
+def pytest_collection_modifyitems(items):
+    """Under pytest-xdist (``make test``: ``--dist loadfile``) the tests of one file run in one
+    worker, in order, so a module-scoped fixture (a build, a trained model, a fresh venv, a server)
+    is made once; :data:`FIRST` goes first so that it does not run alone at the end."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # the workers collect, and must agree on the order
+        items.sort(key=lambda item: item.nodeid.split("::")[0] != FIRST)  # stable: order kept
