@@ -21,11 +21,15 @@ setup: $(VENV)/.installed
 build: setup
 	$(BIN)/semrel build  # the mirror: $$SEMREL_MIRROR, else ../shared/upstream, else the upstream URLs
 
+# pytest-xdist: a worker per core (at most 4); the tests of one file stay in one worker, files in
+# the order collected (tests/conftest.py puts the docs pages first).
+XDIST := -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder
+
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(XDIST)
 
 test-fast: setup
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" $(XDIST)
 
 lint: setup
 	$(BIN)/ruff check .

@@ -1,7 +1,8 @@
 """Shared fixtures: the upstream files (the real mirror, ../shared/upstream, or the fixture mirror
 tests/fixtures) and an isolated datasets cache.
 
-Tests never touch the network: the Hub is switched off before any HF library is imported. The
+Tests never touch the network: the Hub is switched off before any HF library is imported. Under
+pytest-xdist (a worker per core) torch and the commands a test starts use one thread each. The
 fixture mirror is named in ``$SEMREL_FIXTURE_MIRROR``, so its files are checked against its own
 SHA256SUMS (``semrel.dataset_scripts.sources``); every other file keeps the upstream checksum.
 """
@@ -13,6 +14,8 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker per core: torch's threads would spin against each other's
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from pathlib import Path  # noqa: E402
 
@@ -45,5 +48,18 @@ def fixture_mirror() -> Path:
 
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory) -> Path:
-    """One datasets cache for the whole session, so each config is built once."""
+    """One datasets cache for the whole session (under pytest-xdist, for each worker), so each
+    config is built once."""
     return tmp_path_factory.mktemp("hf_cache")
+
+
+# Started first under pytest-xdist: the longest file (each page of the docs runs its commands).
+FIRST = "tests/test_docs.py"
+
+
+def pytest_collection_modifyitems(items):
+    """Under pytest-xdist (``make test``: ``--dist loadfile``) the tests of one file run in one
+    worker, in order, so a module-scoped fixture (a build, a trained model, a fresh venv, a server)
+    is made once; :data:`FIRST` goes first so that it does not run alone at the end."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # the workers collect, and must agree on the order
+        items.sort(key=lambda item: item.nodeid.split("::")[0] != FIRST)  # stable: order kept

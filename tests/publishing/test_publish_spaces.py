@@ -165,14 +165,19 @@ def test_a_folders_own_requirements_follow_the_wheel_and_gradio(tmp_path):
 def fresh(hub, tmp_path_factory):
     """name -> a running SpaceServer of the built Space, started with the python of a fresh venv
     holding only what ``pip install -r requirements.txt`` (uv, cwd = the Space folder) put there;
-    the seconds each step took are printed (``pytest -s``)."""
+    Spaces whose requirements.txt and the files it names are the same bytes share one venv. The
+    seconds each install took are printed (``pytest -s``)."""
     pytest.importorskip("gradio_client")
-    venvs, seconds = {}, {}
+    venvs, seconds, made = {}, {}, {}
     for name in NAMES:
         folder, start = hub / "spaces" / name, time.monotonic()
-        python = fresh_venv(tmp_path_factory.mktemp("venv") / name)
-        install(python, "-r", "requirements.txt", cwd=folder)
-        seconds[name] = time.monotonic() - start
+        lines = (folder / "requirements.txt").read_text().splitlines()
+        key = tuple((line, (folder / line).read_bytes() if line.startswith("./") else b"") for line in lines)
+        if key not in made:
+            made[key] = fresh_venv(tmp_path_factory.mktemp("venv") / name)
+            install(made[key], "-r", "requirements.txt", cwd=folder)
+            seconds[name] = time.monotonic() - start
+        python = made[key]
         where = run(python, "-c", "import importlib.metadata as m, semrel; print(semrel.__file__, m.version('gradio'))",
                     cwd=folder)
         assert where.returncode == 0, where.stderr
@@ -186,7 +191,8 @@ def fresh(hub, tmp_path_factory):
         running = dict(zip(NAMES, started, strict=True))
         for server in running.values():
             stack.callback(server.__exit__)
-        print(f"\nfresh venv + install (s): {json.dumps({n: round(s, 1) for n, s in seconds.items()})}; "
+        print(f"\nfresh venv + install (s): {json.dumps({n: round(s, 1) for n, s in seconds.items()})} "
+              f"({len(made)} venv(s) for {len(NAMES)} Spaces); "
               f"five apps started together in {time.monotonic() - start:.1f} s", file=sys.stderr)
         yield running
 
