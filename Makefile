@@ -26,7 +26,7 @@ build: setup
 XDIST := -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
 test: setup
-	$(BIN)/python -m pytest -q $(XDIST)
+	$(BIN)/python -m pytest -q --durations=25 $(XDIST)
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow" $(XDIST)
