@@ -61,9 +61,8 @@ def _build(ref: ModelRef, *, max_length, device, parameter, cache_dir, **options
         from .ensemble import EnsembleScorer
 
         ensemble = Ensemble.load(ref.path)
-        members = [_build(ModelRef(m, Path(m), "semrel"), max_length=max_length, device=device,
-                          parameter=parameter, cache_dir=cache_dir, **options)
-                   for m in ensemble.members]
+        members = [_build(member, max_length=max_length, device=device, parameter=parameter,
+                          cache_dir=cache_dir, **options) for member in ensemble.refs]
         scorer = EnsembleScorer(ref.spec, ref.path, ensemble=ensemble, members=members,
                                 max_length=max_length, device=device, **options)
     else:
