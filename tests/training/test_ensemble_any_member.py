@@ -179,3 +179,35 @@ def test_members_that_cannot_be_combined_are_one_line(models, tmp_path, capsys, 
     assert main(argv) == 2
     assert capsys.readouterr().err == f"semrel ensemble: error: --member {said}\n"
     assert not (tmp_path / "ens").exists()
+
+
+def test_zero_shot_models_alone_rank_against_the_rows_of_a_cv(models, tmp_path, capsys):
+    """With one CV folder per member, models semrel did not train score the rows of its folds
+    (read from the folds' predictions files), and those scores are their references."""
+    folder = toy_cv(tmp_path / "toy-cv")
+    cv = tmp_path / "cv"
+    rows = []
+    for k in range(2):
+        test = load_pairs(str(folder), f"cv-fold-{k}").splits["test"]
+        rows.append(test)
+        (cv / f"cv-fold-{k}").mkdir(parents=True)
+        (cv / f"cv-fold-{k}" / "eval_predictions.json").write_text(json.dumps({
+            "data": f"{folder}/cv-fold-{k}", "split": "test", "score_range": [0, 1], "encoder": "bi",
+            "conditional": False, "ids": list(test["pair_id"]), "predictions": [0.5] * len(test),
+            "labels": list(test["score"])}))
+    first = [s for t in rows for s in t["sentence1"]]
+    second = [s for t in rows for s in t["sentence2"]]
+    assert main(["ensemble", "--member", str(models["st"]), "--member", str(models["weights"]),
+                 "--cv-dir", str(cv), "--cv-dir", str(cv), "--output", str(tmp_path / "ens")]) == 0
+    saved = json.loads((tmp_path / "ens" / "semrel_ensemble.json").read_text())
+    assert [m["kind"] for m in saved["models"]] == ["bi-encoder", "transformer"]
+    assert saved["score_range"] == [0, 1] and len(saved["reference"][0]) == 32
+    assert np.allclose(saved["reference"][0], np.sort(cosines(models["st"], first, second)), atol=1e-6)
+    card = (tmp_path / "ens" / "README.md").read_text()
+    assert "transformers encoder (mean-pooled cosine): a copy of the folder `bert`" in card
+    data = load_pairs(str(folder), "cv-fold-0")
+    assert predict(tmp_path / "ens", data, "train").shape == (len(data.splits["train"]),)
+    assert main(["ensemble", "--member", str(models["st"]), "--member", str(models["weights"]),
+                 "--cv-dir", str(cv), "--output", str(tmp_path / "one")]) == 2
+    assert capsys.readouterr().err.endswith("must be one CV folder per member, in the members' order: "
+                                            "1 for 2 members\n")
