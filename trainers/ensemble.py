@@ -118,31 +118,35 @@ class Ensemble:
         from .scoring import load_scorer
 
         scorers = {i: load_scorer(ref, parameter="members") for i, ref in others.items()}
-        oof = None
-        if cv_dirs:
-            oof, first = _cv_predictions(refs, fit_runs, cv_dirs, scorers)
-        stack = reference = None
-        if method == "stack":
-            if oof is None:
-                raise ParameterError("cv_dirs", None, "must be given for method 'stack': one CV "
-                                     "folder per member, whose out-of-fold predictions fit the "
-                                     "weights")
-            stack = fit_stack(*oof)
-        else:
-            if weights is not None:
-                weights = tuple(float(w) for w in check_weights(weights, len(paths)))
-            if oof is None:
-                held_out = _held_out_scores(runs)
-                first = held_out[0]
-                loaded: dict = {}
-                for i, ref in others.items():
-                    check_conditioning(ref, scorers[i], first.conditional, first.path)
-                by_member = iter(held_out)
-                columns = [scored_like(ref, scorers[i], first, loaded).predictions if i in others
-                           else next(by_member).predictions for i, ref in enumerate(refs)]
+        try:  # the scorers of the members semrel did not train: their units cached on disk
+            oof = None
+            if cv_dirs:
+                oof, first = _cv_predictions(refs, fit_runs, cv_dirs, scorers)
+            stack = reference = None
+            if method == "stack":
+                if oof is None:
+                    raise ParameterError("cv_dirs", None, "must be given for method 'stack': one CV "
+                                         "folder per member, whose out-of-fold predictions fit the "
+                                         "weights")
+                stack = fit_stack(*oof)
             else:
-                columns = oof[0].T
-            reference = tuple(tuple(np.sort(c).tolist()) for c in columns)
+                if weights is not None:
+                    weights = tuple(float(w) for w in check_weights(weights, len(paths)))
+                if oof is None:
+                    held_out = _held_out_scores(runs)
+                    first = held_out[0]
+                    loaded: dict = {}
+                    for i, ref in others.items():
+                        check_conditioning(ref, scorers[i], first.conditional, first.path)
+                    by_member = iter(held_out)
+                    columns = [scored_like(ref, scorers[i], first, loaded).predictions if i in others
+                               else next(by_member).predictions for i, ref in enumerate(refs)]
+                else:
+                    columns = oof[0].T
+                reference = tuple(tuple(np.sort(c).tolist()) for c in columns)
+        finally:
+            for scorer in scorers.values():
+                scorer.close()
         _same_facts(runs, facts, ("data",))  # after the predictions', which say more
         score_range = facts[0]["score_range"] if facts else first.score_range
         conditional = facts[0]["conditional"] if facts else first.conditional

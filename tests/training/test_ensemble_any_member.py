@@ -1,5 +1,5 @@
 """Ensemble members of any kind: a run of `semrel fit` beside a model semrel did not train (a
-sentence-transformers folder, copied; a packaged name, by reference), whose scores of the run's
+sentence-transformers folder, copied; a packaged name and a Hub model, by reference), whose scores of the run's
 held-out rows are its rank reference; the saved folder predicts after a move, through `semrel
 predict` in a subprocess; and one line for each member that cannot be combined."""
 
@@ -14,6 +14,8 @@ import sys
 import numpy as np
 import pytest
 
+from hub_server import LocalHub
+from project import REPO
 from semrel.cli import main
 from semrel.dataset_scripts.pairs import load_pairs
 from semrel.metrics.errors import ParameterError
@@ -121,6 +123,45 @@ def test_a_packaged_member_is_kept_by_reference(trained, tmp_path):
     assert np.allclose(predict(tmp_path / "ens", data, "train"), expected, atol=1e-6)
     assert np.allclose(Ensemble.load(tmp_path / "ens").predict(train["sentence1"], train["sentence2"]),
                        expected, atol=1e-6)
+
+
+@pytest.mark.slow  # trains (the `trained` fixture), starts the local Hub and semrel processes
+def test_a_hub_member_is_kept_by_its_commit_and_loads_offline(trained, tmp_path):
+    """``--member ns/tiny-st`` is recorded as ``ns/tiny-st@<commit>``, not copied; the moved
+    folder predicts offline from the Hugging Face cache, and a later commit on the Hub changes
+    nothing."""
+    root, folder, data, st = trained
+    with LocalHub() as hub:
+        commit = hub.put_folder("model", "ns/tiny-st", st)
+        base = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
+        env = base | hub.client_env("hf_dummy") | {"HF_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO),
+                                                   "SEMREL_CACHE": str(tmp_path / "cache")}
+
+        def semrel(*args, **more):
+            return subprocess.run([sys.executable, "-m", "semrel", *args], env=env | more, cwd=tmp_path,
+                                  capture_output=True, text=True, timeout=600)
+
+        done = semrel("ensemble", "--member", str(root / "run"), "--member", "ns/tiny-st",
+                      "--output", str(tmp_path / "ens"))
+        assert done.returncode == 0, done.stderr
+        hub.put_folder("model", "ns/tiny-st", tiny_sentence_transformer(tmp_path / "other", seed=7))
+    saved = json.loads((tmp_path / "ens" / "semrel_ensemble.json").read_text())
+    assert saved["members"] == ["members/0-run", f"ns/tiny-st@{commit}"]
+    assert saved["models"][1] == {"spec": "ns/tiny-st", "kind": "bi-encoder", "source": "hub",
+                                  "hub_id": "ns/tiny-st", "revision": commit}
+    assert sorted(p.name for p in (tmp_path / "ens" / "members").iterdir()) == ["0-run"]
+    assert f"Hub model `ns/tiny-st` at commit `{commit}`" in (tmp_path / "ens" / "README.md").read_text()
+    (tmp_path / "ens").rename(tmp_path / "moved")
+    done = semrel("predict", "--model", "moved", "--dataset", str(folder), "--config", "cv-fold-0",
+                  "--split", "train", "--output", "preds.json", HF_HUB_OFFLINE="1")
+    assert done.returncode == 0, done.stderr
+    train = data.splits["train"]
+    test = data.splits["test"]
+    expected = (mid_rank_quantile(predict(root / "run", data, "train"), load_run(root / "run").predictions)
+                + mid_rank_quantile(cosines(st, train["sentence1"], train["sentence2"]),
+                                    cosines(st, test["sentence1"], test["sentence2"]))) / 2
+    written = json.loads((tmp_path / "preds.json").read_text())
+    assert np.allclose([written[str(i)] for i in range(len(train))], expected, atol=1e-6)
 
 
 @pytest.fixture(scope="module")
