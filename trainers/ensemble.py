@@ -46,6 +46,7 @@ from .run_folder import (
     same_folds,
     write_ensemble,
 )
+from .scoring.loader import model_scorer
 from .stacking import LEARNERS, LearnedStack, build_learned_stack
 
 
@@ -115,9 +116,7 @@ class Ensemble:
                        tuple(facts[0]["score_range"]), facts[0]["conditional"],
                        learned=build_learned_stack(paths, method, cv_dirs=cv_dirs,
                                                    features=features))
-        from .scoring import load_scorer
-
-        scorers = {i: load_scorer(ref, parameter="members") for i, ref in others.items()}
+        scorers = {i: model_scorer(ref, parameter="members") for i, ref in others.items()}
         try:  # the scorers of the members semrel did not train: their units cached on disk
             oof = None
             if cv_dirs:
@@ -192,11 +191,9 @@ class Ensemble:
     def encoders(self) -> list:
         """The members, loaded once (on the first :meth:`predict`) and kept for later calls: a
         run as its :class:`PairEncoder`, another model as its scorer
-        (:func:`~trainers.scoring.load_scorer`, in memory)."""
-        from .scoring import load_scorer
-
+        (:func:`~trainers.scoring.loader.model_scorer`, in memory)."""
         return [PairEncoder.from_pretrained(ref.path) if model is None else
-                load_scorer(ref, cache_dir=None, parameter="model_path")
+                model_scorer(ref, cache_dir=None, parameter="model_path")
                 for ref, model in zip(self.refs, self.models or (None,) * len(self.members), strict=True)]
 
     def save(self, path: str | os.PathLike) -> Path:

@@ -8,7 +8,7 @@ conditional members is refused, and the other way round), and its scores of the 
 members' predictions are on stand in for its held-out predictions (:func:`scored_like`): the
 rows are loaded again by the ``data``/``split`` their predictions file records
 (:func:`~semrel.dataset_scripts.pairs.load_pairs`, checked against its ``ids``) and scored by the
-model's scorer (:func:`~trainers.scoring.load_scorer`, every kind, cached), on the label scale as
+model's scorer (:func:`~trainers.scoring.loader.model_scorer`, every kind, cached), on the label scale as
 ``semrel predict`` reads them (a zero-shot cosine as is).
 
 How a saved ensemble folder holds the model (:func:`member_model`, ``models`` in
