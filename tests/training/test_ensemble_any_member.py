@@ -166,12 +166,14 @@ def test_a_hub_member_is_kept_by_its_commit_and_loads_offline(trained, tmp_path)
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
-    """Untrained: a plain BERT, a sentence-transformers bi-encoder over it, a folder of nothing."""
+    """Untrained: a plain BERT, a sentence-transformers bi-encoder, a folder of nothing, an ensemble."""
     root = tmp_path_factory.mktemp("members")
     (root / "odd").mkdir()
     (root / "odd" / "notes.txt").write_text("not a model")
+    (root / "ens").mkdir()
+    (root / "ens" / "semrel_ensemble.json").write_text("{}")
     return {"weights": tiny_encoder(root / "bert"), "st": tiny_sentence_transformer(root / "st"),
-            "odd": root / "odd"}
+            "odd": root / "odd", "ens": root / "ens"}
 
 
 def held_out(conditional: bool) -> dict:
@@ -191,6 +193,8 @@ REFUSED = [  # (case, members, method, the CLI's line after "--member ...: ")
     ("a folder of unknown kind", ("run", "odd"), "rank",
      "{odd}: a folder of unknown kind: none of semrel_encoder.json, semrel_ensemble.json, modules.json "
      "or config.json is in it"),
+    ("an ensemble", ("run", "ens"), "rank",
+     "{ens}: is an ensemble folder; an ensemble's members are models: give its members instead"),
     ("an unconditional zero-shot model beside a conditional run", ("conditional", "st"), "rank",
      "{st}: is a bi-encoder model, which cannot score the conditions of the pairs {conditional} "
      "scored (it would ignore them); an ensemble's members all take the condition or none does"),
