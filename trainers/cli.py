@@ -80,10 +80,12 @@ def register(commands) -> None:
          help="submission file: .csv -> PairID,Pred_Score (SemEval-2024 Task 1, scored by "
               "semrel evaluate), else JSON {\"0\": score, ...} (C-STS)")
     p_ens = command(commands, "ensemble", run_ensemble,
-                    "combine trained models into an ensemble folder")
+                    "combine models into an ensemble folder")
     flag(p_ens, "--member", "members", action="append", required=True, metavar="MODEL",
-         help="a run of semrel fit: its folder or Hub model id namespace/name[@revision] "
-              "(repeat)")
+         help="any model (repeat): a run of semrel fit, a sentence-transformers bi-encoder or "
+              "CrossEncoder, a transformers encoder (mean-pooled), a packaged name (minilm, mpnet, "
+              "e5-small) or a Hub model id namespace/name[@revision]; one semrel did not train "
+              "scores the rows of the runs' held-out predictions (or of its --cv-dir's folds)")
     add_model_kind_flag(p_ens)
     flag(p_ens, "--method", choices=ENSEMBLE_METHODS, default="rank",
          help="rank average, linear stack fit on the members' CV predictions, or a learned stack "
@@ -358,20 +360,20 @@ def run_predict(args: argparse.Namespace) -> int:
 
 
 def run_ensemble(args: argparse.Namespace) -> int:
-    """``semrel ensemble``: combine trained models into an ensemble folder."""
+    """``semrel ensemble``: combine models (runs of fit, or any other) into an ensemble folder."""
     from . import run_folder as folders
 
-    args.member = [str(_model_ref(member, args, "members").path) for member in args.member]
-    for member in args.member:
-        folders.check_run_folder(member, "members", written_by_fit=True)
+    refs = [_model_ref(member, args, "members") for member in args.member]
+    for ref in refs:
+        folders.check_member_folder(ref.path, ref.kind, "members")
     for cv_dir in args.cv_dir or ():
         folders.check_cv_folder(cv_dir, "cv_dirs")
-    check_output(args.output, "path", {"members": args.member, "cv_dirs": args.cv_dir},
+    check_output(args.output, "path", {"members": [str(r.path) for r in refs], "cv_dirs": args.cv_dir},
                  folder=True)
     folders.check_output_folder(args.output, "path")
     from .ensemble import Ensemble
 
-    path = Ensemble.build(args.member, args.method, weights=args.weights, cv_dirs=args.cv_dir,
+    path = Ensemble.build(refs, args.method, weights=args.weights, cv_dirs=args.cv_dir,
                           features=tuple(args.features)).save(args.output)
     print(f"ensemble of {len(args.member)} members ({args.method}) -> {path}")
     return 0

@@ -213,7 +213,13 @@ def cv_predictions(cv_dirs: list[str | os.PathLike]) -> tuple[np.ndarray, np.nda
     """All out-of-fold predictions of the members' CVs, (rows, members), and their labels:
     ``cv_dirs[m]`` holds member ``m``'s fold runs (``cv-fold-*`` sub-folders), all on the same
     folds and rows (:func:`~trainers.run_folder.read_cvs`)."""
-    members, names, folds = read_cvs(cv_dirs)
+    return fold_matrix(*read_cvs(cv_dirs))
+
+
+def fold_matrix(members: dict[str, dict[str, RunPredictions]], names: list,
+                folds: list) -> tuple[np.ndarray, np.ndarray]:
+    """The predictions ``members[name][fold]`` stacked fold after fold, (rows, members in
+    ``names``' order), and their labels."""
     matrix = np.vstack([np.column_stack([members[n][f].predictions for n in names])
                         for f in folds])
     return matrix, np.concatenate([members[names[0]][f].labels for f in folds])

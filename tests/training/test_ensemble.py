@@ -370,7 +370,7 @@ def test_ensembles_refuse_mixed_members(trained, tmp_path):
         Ensemble.build([root / "bi", tmp_path / "unit"])
     with pytest.raises(ValueError, match="cv_dirs=None: must be given for method 'stack'"):
         Ensemble.build([root / "bi", root / "cross"], "stack")
-    with pytest.raises(FileNotFoundError, match="not a model folder written by"):
+    with pytest.raises(ParameterError, match="a folder of unknown kind: none of semrel_encoder.json"):
         Ensemble.build([root / "bi", tmp_path])
     assert other.score_range == (0.0, 1.0)
 

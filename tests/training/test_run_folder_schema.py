@@ -209,7 +209,7 @@ CASES = [  # (id, fault, file, damage: record -> record or text -> text, the ans
      "semrel_ensemble.json has conditional 'no'; it must be true or false"),
     ("ensemble: unknown key", "unknown", "semrel_ensemble.json", _set("weight", [1, 1]),
      "semrel_ensemble.json has an unknown key 'weight'; its keys are method, members, "
-     "score_range, conditional, weights, stack, reference, learned"),
+     "score_range, conditional, weights, stack, reference, learned, models"),
     ("ensemble: truncated", "truncated", "semrel_ensemble.json", _truncate,
      "semrel_ensemble.json is not valid JSON (truncated or corrupt: Expecting ',' delimiter, line "
      "44 column 7)"),
@@ -218,6 +218,12 @@ CASES = [  # (id, fault, file, damage: record -> record or text -> text, the ans
      "least one"),
     ("ensemble: one weight for two members", "rule", "semrel_ensemble.json", _set("weights", [1.0]),
      "semrel_ensemble.json has 1 weights for 2 members; one per member"),
+    ("ensemble: one member model for two members", "rule", "semrel_ensemble.json", _set("models", [None]),
+     "semrel_ensemble.json has 1 models for 2 members; one per member"),
+    ("ensemble: a Hub member without its commit", "rule", "semrel_ensemble.json",
+     _set("models", [None, {"spec": "ns/m", "kind": "bi-encoder", "source": "hub", "hub_id": "ns/m"}]),
+     "semrel_ensemble.json has models[1].source 'hub' with hub_id 'ns/m' and revision None; a Hub "
+     "member (and only one) records both"),
     ("ensemble: one reference for two members", "rule", "semrel_ensemble.json",
      lambda r: {**r, "reference": r["reference"][:1]},
      "semrel_ensemble.json has 1 reference for 2 members; one per member"),

@@ -9,7 +9,8 @@ trained:
   index and shards, or ``pytorch_model.bin``); safetensors files are opened header-first with
   ``safetensors.safe_open``, which refuses a truncated file.
 * :func:`check_run_folder`: a model saved by semrel (``semrel_encoder.json`` with a known
-  ``kind``) or an ensemble folder (``semrel_ensemble.json`` and its members);
+  ``kind``) or an ensemble folder (``semrel_ensemble.json`` and the members it holds);
+  :func:`check_member_folder` a model given as an ensemble member;
   :func:`recorded_score_range` is the score range the run was trained on, :func:`member_facts`
   what an ensemble member says of itself.
 * :func:`check_checkpoint_folder`, :func:`check_cv_folder`: a checkpoint to resume from, a
@@ -92,14 +93,38 @@ def check_run_folder(path, parameter: str = "model_path", *, written_by_fit: boo
     ParameterError on ``parameter`` otherwise."""
     folder = _folder(path, parameter, "model folder")
     if (folder / ENSEMBLE).is_file() and not written_by_fit:
-        for member in read_ensemble(folder, parameter, str(path))["members"]:
+        raw = read_ensemble(folder, parameter, str(path))
+        for member, model in zip(raw["members"], raw.get("models") or [None] * len(raw["members"]),
+                                 strict=True):
+            if model is not None and model["source"] != "folder":
+                continue  # a packaged name or Hub model: checked when it is resolved on loading
             try:
-                check_encoder_folder(folder / member, parameter)
+                if model is None or model["kind"] == "semrel":
+                    check_encoder_folder(folder / member, parameter)
+                else:
+                    check_transformer_folder(folder / member, parameter)
             except ParameterError as exc:
                 raise ParameterError(parameter, str(path), f"its member {member} {exc.rule}"
                                      ) from None
         return folder
     return check_encoder_folder(path, parameter, written_by_fit=written_by_fit)
+
+
+def check_member_folder(path, kind: str, parameter: str = "members") -> bool:
+    """``path``, a model of ``kind`` (:data:`~trainers.model_ref.KINDS`), as an ensemble member:
+    a run folder of ``semrel fit`` (checked whole, its predictions too), a model semrel saved
+    without its run record (:func:`check_encoder_folder`), or a model semrel did not train (a
+    transformer folder, :func:`check_transformer_folder`); an ensemble is refused. True for a fit
+    run, whose record and predictions the ensemble reads."""
+    if kind == "ensemble":
+        raise ParameterError(parameter, str(path), "is an ensemble folder; an ensemble's members are "
+                             "models: give its members instead")
+    if kind == "semrel":
+        fit_run = (Path(path) / METRICS).is_file()
+        check_encoder_folder(path, parameter, written_by_fit=fit_run)
+        return fit_run
+    check_transformer_folder(path, parameter)
+    return False
 
 
 def check_encoder_folder(path, parameter: str = "path", *, written_by_fit: bool = False) -> Path:

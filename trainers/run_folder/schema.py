@@ -335,6 +335,7 @@ def _ensemble_parts(record: dict, where: str) -> Fault:
         return f"has method {method!r} and a learned {learned['learner']!r} stack"
     per_member = {"weights": record.get("weights"), "reference": record.get("reference"),
                   "stack.weights": (record.get("stack") or {}).get("weights")}
+    per_member["models"] = record.get("models")
     counts = {key: len(items) for key, items in per_member.items() if items is not None}
     if learned is not None:
         counts["learned.n_members"] = learned["n_members"]
@@ -344,7 +345,28 @@ def _ensemble_parts(record: dict, where: str) -> Fault:
     return None
 
 
-# semrel_ensemble.json (trainers.ensemble.Ensemble.save)
+MEMBER_SOURCES = ("packaged", "hub", "folder")  # a member semrel did not train: how the folder holds it
+
+
+def _member_source(record: dict, where: str) -> Fault:
+    hub = record["source"] == "hub"
+    if hub != (record.get("hub_id") is not None) or (hub and record.get("revision") is None):
+        return (f"has {where}.source {record['source']!r} with hub_id {record.get('hub_id')!r} and "
+                f"revision {record.get('revision')!r}; a Hub member (and only one) records both")
+    return None
+
+
+# a member semrel did not train (trainers.ensemble.Ensemble.models): the model argument given, its
+# kind, and its source: a packaged name or a Hub model at a commit (the member entry names it, resolved
+# again on loading) or a folder (the member entry is its copy in the ensemble folder)
+_MEMBER_MODEL = Schema({"spec": STRING, "kind": one_of(tuple(k for k in MODEL_KINDS if k != "ensemble")),
+                        "source": one_of(MEMBER_SOURCES), "hub_id": nullable(STRING),
+                        "revision": nullable(STRING)},
+                       required=("spec", "kind", "source"), says="an object (spec, kind, source)",
+                       check=_member_source)
+
+# semrel_ensemble.json (trainers.ensemble.Ensemble.save); `models`: per member, null for a run of
+# `semrel fit`, else what the model is (files before it have none: every member a fit run)
 ENSEMBLE_SCHEMA = Schema({
     "method": one_of(ENSEMBLE_METHODS),
     "members": list_of(STRING, "a list of member folders (strings), at least one", least=1),
@@ -354,6 +376,8 @@ ENSEMBLE_SCHEMA = Schema({
     "stack": nullable(_STACK.rule),
     "reference": nullable(list_of(NUMBERS, "a list of each member's reference scores")),
     "learned": _LEARNED.rule,
+    "models": list_of(nullable(_MEMBER_MODEL.rule), "a list of null (a fit run) or a member model "
+                      "(spec, kind, source) per member"),
 }, required=("method", "members", "score_range", "conditional", "weights"),
     check=_ensemble_parts)
 

@@ -16,17 +16,13 @@ content hash and its settings, so a second run computes nothing it has seen
 
 from __future__ import annotations
 
-import hashlib
-import json
-from pathlib import Path
-
-from ..model_ref import ModelRef, content_hash, resolve_model_ref
+from ..model_ref import ModelRef, resolve_model_ref
 from .base import EncoderScorer, Scorer, Scores
-from .cache import UnitCache, default_cache_dir, remembered_hash
+from .cache import UnitCache, default_cache_dir
+from .loader import DEFAULT, check_model_folder, keyed, model_scorer
 
 __all__ = ["DEFAULT", "EncoderScorer", "Scorer", "Scores", "UnitCache", "check_model_folder",
            "default_cache_dir", "load_scorer"]
-DEFAULT = object()  # cache_dir: the default folder
 
 
 def load_scorer(model: str | ModelRef, *, kind: str | None = None, max_length: int | None = None,
@@ -35,60 +31,19 @@ def load_scorer(model: str | ModelRef, *, kind: str | None = None, max_length: i
     """The scorer of ``model`` (a model argument or a resolved :class:`ModelRef`; ``kind``
     overrides the detected kind). ``max_length``: tokens per unit (default: the model's own);
     ``cache_dir``: where computed units are kept (None: in memory only); the folder is checked
-    whole before it is loaded, a fault a ParameterError on ``parameter``."""
+    whole before it is loaded, a fault a ParameterError on ``parameter``. An ensemble's members
+    are scored by their own scorers (:func:`~.loader.model_scorer`, each with its cache)."""
     ref = model if isinstance(model, ModelRef) else resolve_model_ref(model, kind=kind, parameter=parameter)
-    options = {"batch_size": batch_size, "progress": progress}
-    scorer = _build(ref, max_length=max_length, device=device, parameter=parameter,
-                    cache_dir=cache_dir, **options)
-    return scorer
+    options = {"batch_size": batch_size, "progress": progress, "max_length": max_length,
+               "device": device}
+    if ref.kind != "ensemble":
+        return model_scorer(ref, parameter=parameter, cache_dir=cache_dir, **options)
+    from ..ensemble import Ensemble
+    from .ensemble import EnsembleScorer
 
-
-def check_model_folder(ref: ModelRef, parameter: str = "model") -> Path:
-    """The folder of ``ref`` checked whole for its kind (a semrel run or ensemble:
-    :func:`~trainers.run_folder.check_run_folder`; others: a transformer folder with whole
-    weights), before anything is loaded; a ParameterError on ``parameter`` otherwise."""
-    from ..run_folder import check_run_folder, check_transformer_folder
-
-    if ref.kind in ("semrel", "ensemble"):
-        return check_run_folder(ref.path, parameter)
-    return check_transformer_folder(ref.path, parameter)
-
-
-def _build(ref: ModelRef, *, max_length, device, parameter, cache_dir, **options) -> Scorer:
     check_model_folder(ref, parameter)
-    if ref.kind == "ensemble":
-        from ..ensemble import Ensemble
-        from .ensemble import EnsembleScorer
-
-        ensemble = Ensemble.load(ref.path)
-        members = [_build(ModelRef(m, Path(m), "semrel"), max_length=max_length, device=device,
-                          parameter=parameter, cache_dir=cache_dir, **options)
-                   for m in ensemble.members]
-        scorer = EnsembleScorer(ref.spec, ref.path, ensemble=ensemble, members=members,
-                                max_length=max_length, device=device, **options)
-    else:
-        scorer = _kind_class(ref)(ref.spec, ref.path, max_length=max_length, device=device, **options)
-    folder = None if cache_dir is None else default_cache_dir() if cache_dir is DEFAULT else Path(cache_dir)
-    model_hash = content_hash(ref.path) if folder is None else remembered_hash(folder, ref.path, content_hash)
-    scorer.key = _key(model_hash, scorer.settings())
-    if folder is not None:
-        scorer.use_cache(UnitCache(folder, scorer.key, {"spec": ref.spec, **scorer.settings()}))
-    return scorer
-
-
-def _kind_class(ref: ModelRef) -> type[Scorer]:
-    from . import cross, encoders
-
-    if ref.kind == "semrel":
-        from ..run_folder import read_encoder_config
-
-        cross_run = read_encoder_config(ref.path, "model", ref.spec)["kind"] == "cross"
-        return cross.SemrelCrossScorer if cross_run else encoders.SemrelEncoderScorer
-    return {"bi-encoder": encoders.SentenceTransformerScorer,
-            "cross-encoder": cross.CrossEncoderScorer,
-            "transformer": encoders.TransformerScorer}[ref.kind]
-
-
-def _key(model_hash: str, settings: dict) -> str:
-    """sha256 of the model's content hash and the settings that change what it computes."""
-    return hashlib.sha256(f"{model_hash}\n{json.dumps(settings, sort_keys=True)}".encode()).hexdigest()
+    ensemble = Ensemble.load(ref.path)
+    members = [model_scorer(member, parameter=parameter, cache_dir=cache_dir, **options)
+               for member in ensemble.refs]
+    return keyed(EnsembleScorer(ref.spec, ref.path, ensemble=ensemble, members=members, **options),
+                 ref, cache_dir)

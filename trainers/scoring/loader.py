@@ -1,0 +1,65 @@
+"""The scorer of one model of any kind but an ensemble (an ensemble's members are such models):
+its folder checked whole, its scorer class by kind, its cache key (content hash + settings) and
+disk cache. :func:`~trainers.scoring.load_scorer` builds ensembles on top of it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from ..model_ref import ModelRef, content_hash
+from .base import Scorer
+from .cache import UnitCache, default_cache_dir, remembered_hash
+
+DEFAULT = object()  # cache_dir: the default folder
+
+
+def check_model_folder(ref: ModelRef, parameter: str = "model") -> Path:
+    """The folder of ``ref`` checked whole for its kind (a semrel run or ensemble:
+    :func:`~trainers.run_folder.check_run_folder`; others: a transformer folder with whole
+    weights), before anything is loaded; a ParameterError on ``parameter`` otherwise."""
+    from ..run_folder import check_run_folder, check_transformer_folder
+
+    if ref.kind in ("semrel", "ensemble"):
+        return check_run_folder(ref.path, parameter)
+    return check_transformer_folder(ref.path, parameter)
+
+
+def model_scorer(ref: ModelRef, *, max_length=None, device=None, parameter: str = "model",
+                 cache_dir=DEFAULT, **options) -> Scorer:
+    """The scorer of the model ``ref`` (not an ensemble), its folder checked first, keyed and
+    cached (:func:`keyed`)."""
+    check_model_folder(ref, parameter)
+    scorer = _kind_class(ref)(ref.spec, ref.path, max_length=max_length, device=device, **options)
+    return keyed(scorer, ref, cache_dir)
+
+
+def keyed(scorer: Scorer, ref: ModelRef, cache_dir) -> Scorer:
+    """``scorer`` with its cache key (the content hash of ``ref``'s folder and the scorer's
+    settings) and, with a ``cache_dir`` (:data:`DEFAULT`: :func:`~.cache.default_cache_dir`),
+    its disk cache."""
+    folder = None if cache_dir is None else default_cache_dir() if cache_dir is DEFAULT else Path(cache_dir)
+    model_hash = content_hash(ref.path) if folder is None else remembered_hash(folder, ref.path, content_hash)
+    scorer.key = _key(model_hash, scorer.settings())
+    if folder is not None:
+        scorer.use_cache(UnitCache(folder, scorer.key, {"spec": ref.spec, **scorer.settings()}))
+    return scorer
+
+
+def _kind_class(ref: ModelRef) -> type[Scorer]:
+    from . import cross, encoders
+
+    if ref.kind == "semrel":
+        from ..run_folder import read_encoder_config
+
+        cross_run = read_encoder_config(ref.path, "model", ref.spec)["kind"] == "cross"
+        return cross.SemrelCrossScorer if cross_run else encoders.SemrelEncoderScorer
+    return {"bi-encoder": encoders.SentenceTransformerScorer,
+            "cross-encoder": cross.CrossEncoderScorer,
+            "transformer": encoders.TransformerScorer}[ref.kind]
+
+
+def _key(model_hash: str, settings: dict) -> str:
+    """sha256 of the model's content hash and the settings that change what it computes."""
+    return hashlib.sha256(f"{model_hash}\n{json.dumps(settings, sort_keys=True)}".encode()).hexdigest()
