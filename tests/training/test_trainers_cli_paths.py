@@ -172,9 +172,12 @@ CASES = [  # (case id, argv, the one line on stderr after "semrel COMMAND: error
      "(model.safetensors or pytorch_model.bin) beside its config.json"),
     *[(f"ensemble --member {f}", [*ENSEMBLE, "--member", f"{{run-{f}}}", "--output", "{tmp}/e"],
        f"--member {{run-{f}}}: {m}") for f, m in RUN_FAULTS.items()],
+    # a model semrel saved without its run record is scored on the rows the run scored, which
+    # here (3 made-up ids) are not the data's
     ("ensemble --member without metrics", [*ENSEMBLE, "--member", "{run-nometrics}", "--output",
                                            "{tmp}/e"],
-     "--member {run-nometrics}: holds no metrics.json: not a run folder written by `semrel fit`"),
+     "the rows of {data}/test are not the ones {run} scored (pair ids differ): the data changed "
+     "since the run"),
     ("ensemble --cv-dir missing", [*ENSEMBLE, "--member", "{run2}", "--cv-dir", "{cv}",
                                    "--cv-dir", "{tmp}/nope", "--output", "{tmp}/e"],
      "--cv-dir {tmp}/nope: no such CV folder"),
