@@ -29,7 +29,7 @@ on the nine train sets: those members are trained once on config ``all`` (``trai
 Every step that trains or predicts is a ``semrel`` command, printed before it runs. Each member's
 and ensemble's dev and test predictions are ``PairID,Pred_Score`` files in ``<unit>/predictions/``
 scored by ``semrel evaluate`` (test only where its labels are published: not eng, not esp). A
-language (target) is finished when its ``result.json`` is written, and kept on a rerun; a member
+language (target), and Czech, is finished when its ``result.json`` is written, and kept on a rerun; a member
 whose folder holds ``metrics.json`` is kept; one cut off resumes from its last checkpoint
 (``--resume last``). A finished member's Trainer checkpoints are removed (the model is saved at the
 top of its folder). ``OUT/study.json`` gathers every result, ``OUT/tables.md`` the tables of
@@ -49,6 +49,7 @@ import io
 import json
 import os
 import platform
+import shlex
 import shutil
 import sys
 from dataclasses import dataclass
@@ -307,6 +308,19 @@ def czech(out: Path) -> dict:
             "mse_lower_bound": round(mse_lower_bound(list(rows["annotations"])).bound, 4)}
 
 
+def czech_result(study: Study, out: Path) -> dict:
+    """:func:`czech`, once: kept in ``OUT/czech/result.json`` like a finished unit's."""
+    result_path = out / "czech" / "result.json"
+    if result_path.is_file():
+        print(f"kept: {result_path.parent} is finished", flush=True)
+        return json.loads(result_path.read_text())
+    shared = Unit("C", "czech", out / "czech", SHARED, out / "track-c" / f"train-{SHARED}")
+    track_c_members(study, shared)
+    result = czech(out)
+    write_whole(result_path, json.dumps(result, indent=1), "output")
+    return result
+
+
 def run_unit(study: Study, unit: Unit) -> dict:
     result_path = unit.folder / "result.json"
     if result_path.is_file():
@@ -360,16 +374,14 @@ def main(argv=None) -> None:
     study = Study(args)
     out = args.output
     results = [run_unit(study, unit) for unit in units(out, tracks, languages)]
-    record = {"command": " ".join(["python", "scripts/train_semrel_2024_languages.py", *sys.argv[1:]]),
+    record = {"command": shlex.join(["python", "scripts/train_semrel_2024_languages.py", *sys.argv[1:]]),
               "machine": f"{platform.node()} ({os.cpu_count()} CPUs)", "precision": args.precision,
               "max_steps": args.max_steps, "grid_a": GRID_A, "epochs_a": EPOCHS_A,
               "settings_c": SETTINGS_C, "epochs_c": EPOCHS_C,
               "track_a": {r["language"]: r for r in results if r["track"] == "A"},
               "track_c": {r["language"]: r for r in results if r["track"] == "C"}}
     if args.czech:
-        shared = Unit("C", "czech", out / "czech", SHARED, out / "track-c" / f"train-{SHARED}")
-        track_c_members(study, shared)
-        record["czech"] = czech(out)
+        record["czech"] = czech_result(study, out)
     write_whole(out / "study.json", json.dumps(record, indent=1), "output")
     tables = markdown(record)
     write_whole(out / "tables.md", tables, "output")

@@ -84,7 +84,8 @@ def test_one_language_and_one_target_train_choose_on_dev_and_score_test_official
     # run again: every finished language and member is kept, nothing trains
     again = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=3600)
     assert again.returncode == 0, again.stderr[-3000:]
-    assert "$ semrel fit" not in again.stdout and again.stdout.count(" is finished") == 2
+    assert "$ semrel fit" not in again.stdout
+    assert again.stdout.count(" is finished") == 3  # kin in Track A and in Track C, and Czech
     assert json.loads((out / "study.json").read_text())["track_a"] == study["track_a"]
 
     # stored: the study under its key; the report's semrel-2024 cell waits for every language
