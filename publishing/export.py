@@ -8,12 +8,10 @@ and split sizes, so that ``datasets.load_dataset(folder, config)`` returns exact
 card describes it (statistics, plots) and lists no data for it; a folder of such configs alone is
 card-only.
 
-The fingerprint is the start of the sha256 of the Parquet file's bytes (:func:`data_file_name`)
-and the card names each file exactly. ``datasets`` caches a local folder that declares
-``configs:`` under a key made of that YAML and the folder's name, not of the files' content, so
-without it a rebuild with other rows, or another folder of the same name, would be served the rows
-cached before; with it the YAML changes whenever the rows do. :func:`verify_folder` refuses a file
-whose bytes no longer match its name, and a folder written without fingerprints.
+The fingerprint is the start of the sha256 of the Parquet file's bytes
+(:mod:`~semrel.dataset_scripts.parquet_files`: why a rebuild is never served rows cached from an
+earlier one) and the card names each file exactly. :func:`verify_folder` refuses a file whose
+bytes no longer match its name, and a folder written without fingerprints.
 
 A build writes into a temporary sibling folder and replaces the old output only when complete, so
 a failure leaves the previous good folder in place; :func:`build_lock` makes concurrent builds
@@ -23,7 +21,6 @@ into one folder wait for each other.
 from __future__ import annotations
 
 import fcntl
-import re
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -39,14 +36,12 @@ from huggingface_hub import DatasetCard, DatasetCardData
 
 from semrel.dataset_scripts import load
 from semrel.dataset_scripts.folders import remove_leftovers, replaced_whole
+from semrel.dataset_scripts.parquet_files import DATA_FILE, write_parquet
 from semrel.dataset_scripts.registry import get_spec
 from semrel.dataset_scripts.sources import sha256_of
 
 from .cards import need_plots
 from .hub_vocabulary import size_category
-
-FINGERPRINT_LENGTH = 16  # hex digits of the sha256 in a data file's name
-DATA_FILE = re.compile(r"(?P<split>[^-/]+)-00000-of-00001-(?P<fingerprint>[0-9a-f]{16})\.parquet")
 
 
 @dataclass
@@ -145,23 +140,6 @@ def card_metadata(spec, n_examples: int | None = None) -> DatasetCardData:
     return DatasetCardData(**meta)
 
 
-def data_file_name(split: str, fingerprint: str) -> str:
-    """``<split>-00000-of-00001-<fingerprint>.parquet``: the Hub's shard name and the first
-    :data:`FINGERPRINT_LENGTH` hex digits of the sha256 of the file's bytes."""
-    return f"{split}-00000-of-00001-{fingerprint[:FINGERPRINT_LENGTH]}.parquet"
-
-
-def write_parquet(ds: datasets.Dataset, folder: Path, config: str, split: str) -> str:
-    """Write ``ds`` under ``folder`` as ``<config>/``:func:`data_file_name`; returns that path,
-    relative to ``folder`` (as the card names it)."""
-    path = Path(folder) / config / f"{split}.parquet.partial"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ds.to_parquet(str(path))
-    name = f"{config}/{data_file_name(split, sha256_of(path))}"
-    path.rename(Path(folder) / name)
-    return name
-
-
 def split_sizes(folder: Path, files: dict[str, str]) -> SplitDict:
     """The split sizes ``load_dataset`` records for one config's Parquet files (``files``: split
     -> path relative to ``folder``), read with the stock Parquet builder into a throw-away cache,
@@ -240,8 +218,9 @@ def verify_folder(folder: Path, dataset_id: str, *, mirror=None, data_dir=None,
 
 
 def fingerprint_problems(folder: Path, config: str) -> list[str]:
-    """Each data file the card names for ``config`` whose name is no :func:`data_file_name` or
-    whose bytes have another sha256 than its name says."""
+    """Each data file the card names for ``config`` whose name is no
+    :func:`~semrel.dataset_scripts.parquet_files.data_file_name` or whose bytes have another sha256
+    than its name says."""
     problems = []
     for path in (p for paths in data_files(folder)[config].values() for p in paths):
         named = DATA_FILE.fullmatch(Path(path).name)

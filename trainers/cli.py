@@ -1,4 +1,5 @@
-"""``semrel fit | cv | predict | ensemble | models | benchmark``: fine-tune, use and judge encoders.
+"""``semrel fit | cv | predict | ensemble | models | benchmark | augment``: fine-tune, use and judge
+encoders, and add training pairs.
 
     semrel fit --dataset str-2021 --config cv-fold-0 --encoder bi --model minilm --output DIR
     semrel fit --dataset build/hub/datasets/str-2021 --config cv-fold-0 --model minilm --output DIR
@@ -8,6 +9,7 @@
     semrel ensemble --member DIR1 --member DIR2 --method rank --output DIR
     semrel models
     semrel benchmark --model minilm --model DIR [--only semrel-2024] [--output OUT] [--card DIR]
+    semrel augment --dataset semrel-2024 --config eng --neighbours 2 --teacher DIR --output DATA
 
 Multi-GPU / multi-process: ``torchrun --nproc_per_node N -m semrel fit ...`` (same arguments;
 ``--batch-size`` is per process). The training flags are the options of
@@ -33,6 +35,7 @@ from semrel.metrics.errors import ParameterError
 from semrel.metrics.output_files import check_output
 
 from .cli_flags import (
+    add_augment_flags,
     add_benchmark_flags,
     add_data_flags,
     add_model_kind_flag,
@@ -46,7 +49,7 @@ from .options import CV_FAMILIES, ENSEMBLE_METHODS, STACK_FEATURES
 
 
 def register(commands) -> None:
-    """Add fit, cv, predict, ensemble and models to the ``semrel`` command."""
+    """Add fit, cv, predict, ensemble, models, benchmark and augment to the ``semrel`` command."""
     p_fit = command(commands, "fit", run_fit, "train on one config, evaluate, save model + card")
     add_data_flags(p_fit)
     flag(p_fit, "--config", default="default", help="dataset config")
@@ -101,6 +104,8 @@ def register(commands) -> None:
     command(commands, "models", run_models, "the packaged verified models and how to get them")
     add_benchmark_flags(command(commands, "benchmark", run_benchmark,
                                 "score any models on every labelled set, with intervals"))
+    add_augment_flags(command(commands, "augment", run_augment,
+                              "add nearest-neighbour train pairs labelled by a teacher model"))
 
 
 def _load_kwargs(args) -> dict:
@@ -426,13 +431,12 @@ def run_benchmark(args: argparse.Namespace) -> int:
     from .benchmark import run_benchmark as score
     from .benchmark.report import CARD_HEADING, card_section, table, write_outputs
     from .card import write_section
-    from .scoring import DEFAULT, load_scorer
+    from .scoring import load_scorer
 
     loaded = load_sets(sets, mirror=args.mirror)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     scorers = [load_scorer(ref, max_length=args.max_length, batch_size=args.batch_size,
-                           cache_dir=None if args.no_score_cache else (args.score_cache or DEFAULT),
-                           progress=progress) for ref in refs]
+                           cache_dir=_score_cache(args), progress=progress) for ref in refs]
     try:
         result = score(scorers, loaded, n_resamples=args.resamples)
     except KeyboardInterrupt:
@@ -480,3 +484,50 @@ def _data_dirs(values) -> dict[str, str]:
             raise ParameterError("data_dirs", value, f"{folder} is not a folder")
         out[name] = folder
     return out
+
+
+def _score_cache(args):
+    """The scorers' cache folder of ``--score-cache`` / ``--no-score-cache``."""
+    from .scoring import DEFAULT
+
+    return None if args.no_score_cache else (args.score_cache or DEFAULT)
+
+
+def run_augment(args: argparse.Namespace) -> int:
+    """``semrel augment``: the dataset with nearest-neighbour train pairs labelled by
+    ``--teacher``, as a dataset folder (:mod:`~trainers.neighbour_pairs`)."""
+    if args.score_range is not None:
+        check_score_range(args.score_range)
+    from .model_ref import resolve_model_ref
+    from .neighbour_pairs import augment, check_augmented_output
+    from .run_folder import check_output_folder
+
+    refs = {p: resolve_model_ref(getattr(args, p), parameter=p) for p in ("embed_model", "teacher")}
+    output = check_output(args.output, "output", {p: [str(r.path)] for p, r in refs.items()},
+                          folder=True, data=_data(args))
+    check_augmented_output(output)
+    check_output_folder(output, "output")
+    for parameter in ("score_cache", "cache_dir"):
+        if getattr(args, parameter) is not None:
+            check_output_folder(getattr(args, parameter), parameter)
+    import datasets
+
+    from semrel.dataset_scripts.pairs import load_pairs
+
+    datasets.disable_progress_bars()  # the summary lines say what was written
+    data = load_pairs(args.dataset, args.config, **_load_kwargs(args))
+    augmented = augment(data, neighbours=args.neighbours, teacher=refs["teacher"],
+                        embed_model=refs["embed_model"], clip_labels=args.clip_labels,
+                        batch_size=args.batch_size, cache_dir=_score_cache(args),
+                        progress=sys.stderr.isatty())
+    counts, record = augmented.record["counts"], augmented.record
+    print(f"{counts['new_pairs']} new pairs from {counts['sentences']} train sentences (K = "
+          f"{args.neighbours}; {counts['existing_passed']} pairs already in train passed over, "
+          f"{counts['duplicates']} found from both ends, {counts['held_out_sentences']} sentences "
+          f"of other splits left out), labelled by {args.teacher}"
+          + (f" ({record['clipped']} clipped)" if record["clipped"] else ""))
+    path = augmented.save(output)
+    print(f"train {counts['original_pairs']} + {counts['new_pairs']} pairs, "
+          + ", ".join(f"{s} {n}" for s, n in record["splits"].items() if s != "train")
+          + f" -> {path}")
+    return 0

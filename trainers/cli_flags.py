@@ -1,4 +1,5 @@
-"""The flags of ``semrel fit | cv | predict | ensemble``, and the words of their errors.
+"""The flags of ``semrel fit | cv | predict | ensemble | benchmark | augment``, and the words of
+their errors.
 
 Each flag is declared with the Python parameters it sets (:func:`flag`), so a
 :class:`~semrel.metrics.errors.ParameterError`, which names a parameter, is answered in the
@@ -185,10 +186,7 @@ def add_benchmark_flags(p: argparse.ArgumentParser) -> None:
          help="user-supplied data of a dataset (c-sts=DIR)")
     flag(p, "--password", help="C-STS password (else $CSTS_PASSWORD)")
     flag(p, "--cache-dir", help="datasets cache directory")
-    flag(p, "--score-cache", metavar="DIR",
-         help="where computed embeddings and scores are kept (default: $SEMREL_CACHE/scores, "
-              "else ~/.cache/semrel/scores)")
-    flag(p, "--no-score-cache", action="store_true", help="keep nothing on disk")
+    add_score_cache_flags(p)
     flag(p, "--batch-size", "batch_size", type=at_least(1), default=64, help="texts per batch")
     flag(p, "--max-length", "max_length", type=at_least(1),
          help="tokens per text (default: each model's own); longer ones are cut and counted")
@@ -196,3 +194,34 @@ def add_benchmark_flags(p: argparse.ArgumentParser) -> None:
          help="bootstrap resamples of each interval and comparison")
     flag(p, "--progress", action=argparse.BooleanOptionalAction,
          help="a progress bar per model (default: when stderr is a terminal)")
+
+
+def add_score_cache_flags(p: argparse.ArgumentParser) -> None:
+    """``--score-cache``, ``--no-score-cache``: where a command's scorers keep what they compute."""
+    flag(p, "--score-cache", "score_cache", metavar="DIR",
+         help="where computed embeddings and scores are kept (default: $SEMREL_CACHE/scores, "
+              "else ~/.cache/semrel/scores)")
+    flag(p, "--no-score-cache", action="store_true", help="keep nothing on disk")
+
+
+def add_augment_flags(p: argparse.ArgumentParser) -> None:
+    """The flags of ``semrel augment``."""
+    add_data_flags(p)
+    flag(p, "--config", default="default", help="dataset config")
+    flag(p, "--neighbours", "neighbours", type=at_least(1), default=1, metavar="K",
+         help="new pairs per train sentence: its K nearest other train sentences by cosine "
+              "(pairs already in train passed over)")
+    flag(p, "--embed-model", "embed_model", default="minilm", metavar="MODEL",
+         help="the bi-encoder that finds the neighbours: " + MODEL_HELP)
+    flag(p, "--teacher", "teacher", required=True, metavar="MODEL",
+         help="the model whose score labels each new pair, as semrel predict scores it (best a run "
+              "or ensemble trained on this train split; one that saw its validation or test pairs "
+              "is refused): " + MODEL_HELP)
+    flag(p, "--clip-labels", "clip_labels", action="store_true",
+         help="put a teacher score outside the score range on its nearer end (counted in the "
+              "record); without it such a score is an error")
+    flag(p, "--batch-size", "batch_size", type=at_least(1), default=64, help="texts per batch")
+    add_score_cache_flags(p)
+    flag(p, "--output", "output", required=True,
+         help="the dataset folder to write (new, empty, or an earlier augmented folder, replaced "
+              "whole): semrel fit --dataset takes it")

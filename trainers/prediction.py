@@ -15,7 +15,7 @@ from semrel.metrics.submission import format_predictions
 
 from .data import prepare_pairs, unscale
 from .run_folder import recorded_score_range, write_text
-from .scoring import load_scorer
+from .scoring import Scorer, load_scorer
 from .stacking import ID_COLUMNS
 
 
@@ -24,13 +24,41 @@ def predict(model_path, data: PairData, split: str = "test", *, batch_size: int 
     """Predictions for every row of ``split`` on the dataset's native scale, in row order, by any
     model (:func:`~trainers.scoring.load_scorer`: a semrel run or ensemble, a sentence-transformers
     bi-encoder or ``CrossEncoder``, a plain transformer, a packaged name; ``kind`` overrides the
-    detected kind), its folder checked whole first. The model's score is read on the [0, 1]
-    label scale (a zero-shot cosine as is) and mapped onto the data's range. An unconditional
-    model on conditional data is an error (it would ignore the conditions); so is data on
-    another score range than the one a semrel run recorded (its predictions would be put on a
-    scale it never learnt), and a learned stack on the rows it was fit on."""
+    detected kind), its folder checked whole first; see :func:`scorer_predictions`."""
     scorer = load_scorer(str(model_path), kind=kind, batch_size=batch_size, cache_dir=None,
                          parameter="model_path")
+    return scorer_predictions(scorer, data, split)
+
+
+def check_scorer_fits(scorer: Scorer, data: PairData, conditional: bool,
+                      parameter: str = "model_path") -> None:
+    """Whether ``scorer`` may score ``data`` (``conditional``: its pairs have conditions): an
+    unconditional model on conditional pairs would ignore the conditions, a conditional one has
+    none to read; a semrel run or ensemble scores only data on the score range it recorded (its
+    predictions cannot be put on a scale it never learnt). A ParameterError on ``parameter``
+    otherwise."""
+    if conditional and not scorer.conditional:
+        raise ParameterError(parameter, scorer.spec, f"is an unconditional {scorer.kind} model, "
+                             f"which cannot score {data.name}, whose pairs have conditions (it would "
+                             "ignore them)")
+    if scorer.conditional and not conditional:
+        raise ParameterError(parameter, scorer.spec, f"is a conditional {scorer.kind} model, which "
+                             f"cannot score {data.name}, whose pairs have no condition column")
+    recorded = recorded_score_range(scorer.path) if scorer.kind in ("semrel", "ensemble") else None
+    if recorded is not None and tuple(data.score_range) != recorded[0]:
+        raise ParameterError(parameter, scorer.spec, f"was trained on scores in "
+                             f"{list(recorded[0])} (its {recorded[1]}), but {data.name} is on "
+                             f"{list(data.score_range)}: its predictions cannot be put on that "
+                             "scale; predict data on the run's score range")
+
+
+def scorer_predictions(scorer: Scorer, data: PairData, split: str, *,
+                       parameter: str = "model_path") -> np.ndarray:
+    """``scorer``'s predictions for every row of ``split`` on the dataset's native scale, in row
+    order: its score read on the [0, 1] label scale (a zero-shot cosine as is) and mapped onto the
+    data's range, ``lo + s (hi - lo)``. Refused (a ParameterError on ``parameter``): a model that
+    does not fit the data (:func:`check_scorer_fits`), and a learned stack on the rows it was fit
+    on."""
     if split not in data.splits:
         raise ParameterError("split", split, f"must be a split of {data.name}: "
                              f"{', '.join(data.splits)}")
@@ -40,16 +68,7 @@ def predict(model_path, data: PairData, split: str = "test", *, batch_size: int 
                                                         for i in scored[c]])
     rows = prepare_pairs(data.splits[split], data.score_range, where=f"{data.name}/{split}",
                          labelled=False)
-    if "condition" in rows.column_names and not scorer.conditional:
-        raise ParameterError("model_path", str(model_path), f"is an unconditional {scorer.kind} model, "
-                             f"which cannot score {data.name}, whose pairs have conditions (it would "
-                             "ignore them)")
-    recorded = recorded_score_range(scorer.path) if scorer.kind in ("semrel", "ensemble") else None
-    if recorded is not None and tuple(data.score_range) != recorded[0]:
-        raise ParameterError("model_path", str(model_path), f"was trained on scores in "
-                             f"{list(recorded[0])} (its {recorded[1]}), but {data.name} is on "
-                             f"{list(data.score_range)}: its predictions cannot be put on that "
-                             "scale; predict data on the run's score range")
+    check_scorer_fits(scorer, data, "condition" in rows.column_names, parameter)
     condition = rows["condition"] if scorer.conditional else None
     return unscale(scorer.score(rows["sentence1"], rows["sentence2"], condition), data.score_range)
 

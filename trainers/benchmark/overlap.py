@@ -56,20 +56,29 @@ def seen_by(scorer) -> Seen:
 
 def overlap(seen: Seen, bset: BenchmarkSet, rows) -> str | None:
     """Why ``rows`` (the set's pairs) may not be scored with this model, or None."""
+    return seen_in(seen, f"{bset.dataset}/{bset.config}", bset.split, rows)
+
+
+def seen_in(seen: Seen, data: str, split: str, rows) -> str | None:
+    """Whether the model :func:`seen_by` describes saw ``rows``, the pairs of ``split`` of
+    ``data`` (``"<id>/<config>"``): why it did, or None. Seen: any of the pairs, trained or
+    chosen on; for a run that recorded no pairs, any of the dataset it trained on; for a learned
+    stack, the rows it was fit on."""
     condition = rows["condition"] if "condition" in rows.column_names else None
     hashes = pair_hashes(rows["sentence1"], rows["sentence2"], condition) if seen.pairs else ()
     hits = Counter(seen.pairs[h] for h in hashes if h in seen.pairs)
     if hits:
         where = "; ".join(f"{n} in {w}" for w, n in hits.most_common())
         return f"trained on these pairs: {sum(hits.values())} of {len(rows)} ({where})"
-    for data in seen.unrecorded:
-        if registered_id(data) == bset.dataset:
-            return (f"trained on {data}, whose pairs the run did not record (written before "
+    dataset = registered_id(data)
+    for trained in seen.unrecorded:
+        if trained == data or (dataset is not None and registered_id(trained) == dataset):
+            return (f"trained on {trained}, whose pairs the run did not record (written before "
                     f"seen_pairs.json): which of these it saw cannot be told")
     if seen.ensemble is not None:
         ids = [i for c in ("pair_id", "str_2021_pair_id") if c in rows.column_names for i in rows[c]]
         try:
-            seen.ensemble.check_scored(f"{bset.dataset}/{bset.config}", bset.split, ids)
+            seen.ensemble.check_scored(data, split, ids)
         except ParameterError as exc:
             return exc.rule.replace("{", "").replace("}", "")
     return None
