@@ -8,8 +8,9 @@ semrel's fields (:mod:`trainers.arguments`), a ``transformers.Trainer`` subclass
 validation (:mod:`trainers.cross_validation`), prediction (:mod:`trainers.prediction`), their
 figures (:mod:`trainers.summaries`); ensembles (:mod:`trainers.ensemble`,
 :mod:`trainers.combination`, :mod:`trainers.stacking`); the files of a run
-(:mod:`trainers.run_folder`); the model card (:mod:`trainers.card`); and the commands
-``semrel fit | cv | predict | ensemble | models`` (:mod:`trainers.cli`).
+(:mod:`trainers.run_folder`); the model card (:mod:`trainers.card`); more training pairs,
+nearest neighbours labelled by a teacher (:mod:`trainers.neighbour_pairs`); and the commands
+``semrel fit | cv | predict | ensemble | models | benchmark | augment`` (:mod:`trainers.cli`).
 
 Names are imported on first use, so ``import semrel.trainers`` (and ``semrel --help``)
 does not import torch or transformers.

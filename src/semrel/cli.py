@@ -4,6 +4,7 @@
     semrel bws score|reliability|design ...   Best-Worst Scaling annotation files and tuple designs
     semrel fit|cv|predict|ensemble|models ... fine-tune and use encoders
     semrel benchmark --model M [--model M2]   any models on every labelled set, with intervals
+    semrel augment --dataset D --teacher M    more train pairs: nearest neighbours, a teacher's labels
     semrel evaluate PREDICTIONS... --split S   SemEval-2024 Task 1 evaluation: Spearman per language
 
 Every command shares one parser class: a typo, a missing file or a value outside its rule is
