@@ -23,7 +23,7 @@ from semrel.trainers.neighbour_pairs import RECORD, augment, nearest_neighbours,
 from semrel.trainers.prediction import predict
 from semrel.trainers.run_folder import pair_hashes, seen_part, write_seen_pairs
 from semrel.trainers.scoring import load_scorer
-from trainer_fixtures import COLOURS, SHAPES, model_kinds, tiny_encoder, tiny_sentence_transformer
+from trainer_fixtures import COLOURS, SHAPES, model_kinds, saved_runs, tiny_encoder, tiny_sentence_transformer
 
 FEATURES = datasets.Features({"pair_id": datasets.Value("string"), "sentence1": datasets.Value("string"),
                               "sentence2": datasets.Value("string"), "score": datasets.Value("float32")})
@@ -231,6 +231,22 @@ def test_a_teacher_that_saw_dev_or_test_pairs_is_refused(toy, models, tmp_path):
         with pytest.raises(ParameterError, match=rf"teacher=.*: saw DatasetDict/{split} \(trained on these "
                                                  rf"pairs: {n} of {n} \({n} in {role} DatasetDict/{split}\)\)"):
             augment(toy, neighbours=1, teacher=str(teacher), embed_model=str(models["embed"]), cache_dir=None)
+
+
+def test_an_unrecorded_run_or_a_stack_fit_on_test_pairs_is_refused_as_a_teacher(models, tmp_path, monkeypatch):
+    root = saved_runs(tmp_path / "saved")
+    monkeypatch.chdir(root)
+    data = load_pairs("toy-cv", "cv-fold-0")  # the data the ensemble's members trained on
+    options = {"neighbours": 1, "teacher": "ensemble-ridge", "embed_model": str(models["embed"]),
+               "cache_dir": None}
+    with pytest.raises(ParameterError, match=r"teacher='ensemble-ridge': saw toy-cv/cv-fold-0/test \(trained "
+                                             r"on toy-cv/cv-fold-0, whose pairs the run did not record"):
+        augment(data, **options)
+    for member in (root / "ensemble-ridge" / "members").iterdir():
+        write_seen_pairs(member, [seen_part("train", data.name, "train", data.splits["train"])])
+    with pytest.raises(ParameterError, match=r"teacher='ensemble-ridge': saw toy-cv/cv-fold-0/test \(the "
+                                             r"learned stack was fit on toy-cv/cv-fold-0/test"):
+        augment(data, **options)
 
 
 def test_a_score_outside_the_range_is_refused_or_clipped_when_asked(toy, models):
