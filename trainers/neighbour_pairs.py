@@ -47,17 +47,13 @@ from semrel.metrics.errors import ParameterError
 from .data import prepare_pairs
 from .model_ref import ModelRef, content_hash, resolve_model_ref
 from .prediction import check_scorer_fits, scorer_predictions
+from .run_folder.seen import collapsed
 from .scoring import DEFAULT, EncoderScorer, Scorer, load_scorer
 from .scoring.base import COSINE_DECIMALS
 
 RECORD = "neighbour_pairs.json"  # what semrel augment made the folder from, and each row's origin
 CONFIG = "default"
 NEW_SPLIT = "neighbours"  # the split name the new pairs are scored under (in errors)
-
-
-def _norm(text: str) -> str:
-    """White space collapsed to single spaces, none at either end (as pair hashes)."""
-    return " ".join(text.split())
 
 
 @dataclass(frozen=True)
@@ -136,12 +132,12 @@ def train_sentences(data: PairData) -> tuple[list[str], list[str], list[set[int]
     first appearance) that no other split holds, those left out for being in another split, and
     per kept sentence the indices of its train partners."""
     train = data.splits["train"]
-    elsewhere = {_norm(t) for split, rows in data.splits.items() if split != "train"
+    elsewhere = {collapsed(t) for split, rows in data.splits.items() if split != "train"
                  for column in ("sentence1", "sentence2") for t in rows[column]}
     position: dict[str, int] = {}
     kept, held_out = [], set()
     for text in (t for pair in zip(train["sentence1"], train["sentence2"], strict=True) for t in pair):
-        key = _norm(text)
+        key = collapsed(text)
         if key in elsewhere:
             held_out.add(key)
         elif key not in position:
@@ -149,7 +145,7 @@ def train_sentences(data: PairData) -> tuple[list[str], list[str], list[set[int]
             kept.append(text)
     partners: list[set[int]] = [set() for _ in kept]
     for a, b in zip(train["sentence1"], train["sentence2"], strict=True):
-        i, j = position.get(_norm(a)), position.get(_norm(b))
+        i, j = position.get(collapsed(a)), position.get(collapsed(b))
         if i is not None and j is not None and i != j:
             partners[i].add(j)
             partners[j].add(i)

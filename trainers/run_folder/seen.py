@@ -19,7 +19,7 @@ from .files import read_seen, write_seen
 PAIR_HASH = "sha256(json([sorted(s1, s2) whitespace-collapsed] + [condition])) [:16]"
 
 
-def _norm(text: str) -> str:
+def collapsed(text: str) -> str:
     """White space collapsed to single spaces, none at either end."""
     return " ".join(text.split())
 
@@ -29,7 +29,7 @@ def pair_hashes(sentence1, sentence2, condition=None) -> list[str]:
     conditions = [None] * len(sentence1) if condition is None else list(condition)
     hashes = []
     for a, b, c in zip(sentence1, sentence2, conditions, strict=True):
-        parts = sorted((_norm(a), _norm(b))) + ([] if c is None else [_norm(c)])
+        parts = sorted((collapsed(a), collapsed(b))) + ([] if c is None else [collapsed(c)])
         hashes.append(hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()[:16])
     return hashes
 
