@@ -36,6 +36,8 @@ COMMANDS = {  # command -> (its arguments, OUT where the output goes; whether th
               True),
     "push": (["push", "--namespace", "someone", "--dry-run", "--model", "{run}", "--out", OUT], True),
     "benchmark": (["benchmark", "--model", "{base}", "--only", "czech-news-sts", "--output", OUT], True),
+    "augment": (["augment", "--dataset", "{data}", "--score-range", "0", "1", "--embed-model", "{base}",
+                 "--teacher", "{run}", "--no-score-cache", "--output", OUT], True),
 }
 NOT_OUTPUTS = {("verify", "--out")}  # verify reads the build folder, it writes nothing there
 
@@ -76,6 +78,11 @@ OWN_INPUTS = {  # command -> (case, where the output goes, what is said of it)
     "push": [("its model", "{run}", f"is the same folder as --model {{run}}: {NEVER}")],
     "benchmark": [("its model", "{base}", f"is the same folder as --model {{base}}: {NEVER}"),
                   ("in its model", "{base}/out", f"lies in --model {{base}}, which this command reads: {NEVER}")],
+    "augment": [("its teacher", "{run}", f"is the same folder as --teacher {{run}}: {NEVER}"),
+                ("in its embedding model", "{base}/nn",
+                 f"lies in --embed-model {{base}}, which this command reads: {NEVER}"),
+                ("a folder of its data", "{data}/train",
+                 f"lies in --dataset {{data}}, which this command reads: {NEVER}")],
 }
 CASES = [(f"{command} {case}", command, where, said)
          for command, (_, folder) in COMMANDS.items()
