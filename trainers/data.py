@@ -8,7 +8,9 @@ loss are ``y = (score − lo) / (hi − lo)`` in [0, 1].
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import pickle
 from dataclasses import dataclass
 
 import datasets
@@ -85,8 +87,17 @@ def prepare_pairs(ds: datasets.Dataset, score_range: tuple[float, float], *, whe
                                       "converted)", f"score {values[row]!r}; "
                                       f"{len(not_number)} such row(s) in all")
         raw = np.array([np.nan if s is None else s for s in values], dtype=np.float64)
-        out = out.add_column("labels", scale_scores(raw, score_range, where=where).tolist())
+        out = with_column(out, "labels", scale_scores(raw, score_range, where=where).tolist())
     return out
+
+
+def with_column(ds: datasets.Dataset, name: str, values: list) -> datasets.Dataset:
+    """``ds.add_column(name, values)`` fingerprinted as datasets does it (a hash of the old
+    fingerprint and the arguments), by sha256 of their pickle instead of datasets' pure-Python
+    ``dill`` hasher, which takes a second or more on a few thousand rows of token ids."""
+    digest = hashlib.sha256(f"{ds._fingerprint}\0{name}\0".encode())
+    digest.update(pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL))
+    return ds.add_column(name, values, new_fingerprint=digest.hexdigest()[:32])
 
 
 @dataclass(frozen=True)
@@ -134,7 +145,7 @@ def pretokenize_pairs(ds: datasets.Dataset, model: torch.nn.Module) -> datasets.
     condition = ds["condition"] if getattr(model, "conditional", False) else None
     encoded = model.pretokenize(ds["sentence1"], ds["sentence2"], condition)
     for key, values in encoded.items():
-        ds = ds.add_column(key, values)
+        ds = with_column(ds, key, values)
     return ds
 
 

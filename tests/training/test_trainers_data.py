@@ -9,7 +9,7 @@ import torch
 from scipy import stats
 
 from semrel.dataset_scripts.errors import DataValidationError
-from semrel.trainers.data import condition_groups, prepare_pairs, scale_scores, unscale
+from semrel.trainers.data import condition_groups, prepare_pairs, scale_scores, unscale, with_column
 from semrel.trainers.losses import LOSSES, QuadrupletLoss, build_loss
 from semrel.trainers.samplers import GroupBatchSampler
 from semrel.trainers.trainer import similarity_scores
@@ -61,6 +61,18 @@ def test_unlabelled_rows_pass_for_prediction_only():
 def grouped(s1, s2, scores):
     return prepare_pairs(pairs(sentence1=s1, sentence2=s2, condition=["c"] * len(s1),
                                score=scores), (1.0, 5.0), where="toy")
+
+
+def test_a_column_is_added_as_add_column_adds_it_with_a_fingerprint_of_its_values():
+    base = pairs(sentence1=["a", "b"], sentence2=["c", "d"])
+    ids = [[[2, 5, 3], [2, 3]], [[2, 6, 3], [2, 7, 7, 3]]]
+    added = with_column(base, "input_ids", ids)
+    assert added.to_dict() == base.add_column("input_ids", ids).to_dict()
+    assert added.features == base.add_column("input_ids", ids).features
+    again, other = with_column(base, "input_ids", ids), with_column(base, "input_ids", ids[::-1])
+    assert again._fingerprint == added._fingerprint != base._fingerprint
+    assert other._fingerprint != added._fingerprint  # another content, another cache key
+    assert with_column(base, "labels", ids)._fingerprint != added._fingerprint
 
 
 def test_condition_groups_put_high_first():
