@@ -75,7 +75,12 @@ def test_fit_reports_per_language_and_predict_writes_what_evaluate_scores(mirror
                  "--cache-dir", str(cache_dir), "--json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)  # the same model, data and evaluation as fit's
     assert row["language"] == "eng" and row["pairs"] == 250
-    # the tiny model's cosines lie within ~0.01 of each other, so predict's batches (sorted by
-    # length, unlike fit's evaluation) move a few ranks by float rounding (<1e-6 per score)
+    # the tiny model's cosines lie within ~0.01 of each other, so predict's batches (sentences
+    # sorted by length; fit's evaluation batches pairs, longest first) move a few ranks by float
+    # rounding (<1e-6 per score)
     assert row["spearman"] == pytest.approx(metrics["spearman"], abs=5e-3)
+    # fit's evaluation predicts its batches longest first and keeps each score on its own row
+    evaluated = json.loads((out / "eval_predictions.json").read_text())
+    predicted = [float(line.split(",")[1]) for line in submission.read_text().splitlines()[1:]]
+    np.testing.assert_allclose(evaluated["predictions"], predicted, atol=1e-5)
 
