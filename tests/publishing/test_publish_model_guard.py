@@ -37,6 +37,44 @@ def encoder(tmp_path_factory):
     return tiny_encoder(tmp_path_factory.mktemp("tiny-bert"))
 
 
+SNIPPETS = """\
+import contextlib, io, json, os, sys, traceback
+for line in sys.stdin:
+    job, out = json.loads(line), io.StringIO()
+    os.chdir(job["cwd"])
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(job["code"], "<snippet>", "exec"), {"__name__": "__main__"})
+        error = None
+    except BaseException:
+        error = traceback.format_exc()
+    print("@@snippet@@" + json.dumps({"stdout": out.getvalue(), "error": error}), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def run_snippet():
+    """``run_snippet(code, cwd) -> (stdout, traceback or None)``: ``code`` run as a script
+    (``__main__``, its own namespace) in one fresh interpreter that the cards of this module
+    share, not this test process; a snippet imports what it uses as in any interpreter, only
+    once for all (each a new interpreter: ~10 s of torch and transformers imports apiece)."""
+    process = subprocess.Popen([sys.executable, "-c", SNIPPETS], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+
+    def run(code: str, cwd) -> tuple[str, str | None]:
+        process.stdin.write(json.dumps({"code": code, "cwd": str(cwd)}) + "\n")
+        process.stdin.flush()
+        for line in process.stdout:  # what the interpreter itself printed, then the answer
+            if line.startswith("@@snippet@@"):
+                done = json.loads(line.removeprefix("@@snippet@@"))
+                return done["stdout"], done["error"]
+        raise AssertionError("the snippet interpreter ended")
+
+    yield run
+    process.stdin.close()
+    process.wait(timeout=60)
+
+
 def numbers(value):
     """Every list of numbers inside a JSON value."""
     if isinstance(value, dict):
@@ -170,7 +208,7 @@ KINDS = [  # (encoder, conditional data?, library_name, pipeline_tag)
 
 @pytest.mark.parametrize("kind, conditional, library, pipeline", KINDS,
                          ids=[f"{k}{'-conditional' if c else ''}" for k, c, _, _ in KINDS])
-def test_every_card_loads_as_it_says_and_its_snippet_runs(encoder, tmp_path, kind, conditional,
+def test_every_card_loads_as_it_says_and_its_snippet_runs(encoder, run_snippet, tmp_path, kind, conditional,
                                                           library, pipeline):
     pairs = toy_conditional_pairs() if conditional else toy_pairs()
     pairs = pairs.shuffle(seed=0)
@@ -192,10 +230,8 @@ def test_every_card_loads_as_it_says_and_its_snippet_runs(encoder, tmp_path, kin
             assert "silently drop `semrel_head.safetensors`" in text
     snippet = re.search(r"```python\n(.*?)```", text, re.S)[1]
     assert f'path = "{run_dir.name}"' in snippet
-    done = subprocess.run([sys.executable, "-c", snippet + "\nprint('ran')"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
-    assert done.returncode == 0 and done.stdout.strip().endswith("ran"), done.stderr[-2000:]
+    printed, error = run_snippet(snippet + "\nprint('ran')", cwd=tmp_path)
+    assert error is None and printed.strip().endswith("ran"), error
 
 
 def test_the_space_server_prints_the_url_it_runs_on(tmp_path):
