@@ -9,12 +9,10 @@ from __future__ import annotations
 import csv
 import ctypes
 import json
-import os
 import random
 import shutil
 import struct
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -201,16 +199,20 @@ def test_the_cache_is_reused_and_checked(folder, model_cache):
 
 @pytest.mark.slow
 def test_fit_trains_e5_small_and_the_folder_opens_in_sentence_transformers(folder, model_cache, mirror,
-                                                                           cache_dir, tmp_path):
+                                                                           cache_dir, tmp_path, monkeypatch):
+    """``semrel fit --model e5-small`` here, in this process (docs/training.md runs the same
+    command as a subprocess)."""
     from sentence_transformers import SentenceTransformer
     from transformers import AutoTokenizer
 
-    env = {**os.environ, "SEMREL_MODEL_CACHE": str(model_cache), "HF_HUB_OFFLINE": "1"}
+    from semrel.cli import main
+
+    monkeypatch.setenv("SEMREL_MODEL_CACHE", str(model_cache))
     out = tmp_path / "bi"
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "semrel", "fit", "--dataset", "semrel-2024", "--config", "kin",
-                    "--mirror", str(mirror), "--cache-dir", str(cache_dir), "--model", "e5-small",
-                    "--output", str(out), "--max-steps", "2", "--batch-size", "8"], check=True, env=env)
+    assert main(["fit", "--dataset", "semrel-2024", "--config", "kin", "--mirror", str(mirror),
+                 "--cache-dir", str(cache_dir), "--model", "e5-small", "--output", str(out),
+                 "--max-steps", "2", "--batch-size", "8"]) == 0
     print(f"\nfit --model e5-small --max-steps 2: {time.perf_counter() - start:.1f} s")
     model = SentenceTransformer(str(out), device="cpu")
     assert model.encode(["Muraho", "Amakuru?"]).shape == (2, 384)
