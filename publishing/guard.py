@@ -34,6 +34,7 @@ Gold labels of data that may not be redistributed, in a model repo:
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -51,16 +52,27 @@ ID_PATTERN = r"(?:^|[^A-Z0-9])A[A-Z0-9]{11,20}(?:[^A-Z0-9]|$)"
 
 def raw_worker_ids(mirror=None) -> frozenset[str]:
     """The WorkerIds of the crowd-sts upstream files (annotation batches and the authors' list),
-    read with the dataset's own parser; raises the fetch error when a file cannot be had."""
+    read with the dataset's own parser; raises the fetch error when a file cannot be had. Files
+    of the same sha256 (which ``fetch`` checked) are parsed once per process."""
     from semrel.dataset_scripts.crowd_sts.builder import AUTHORS_LIST, SOURCES
+    from semrel.dataset_scripts.sources import checked_sha256, fetch
+
+    batches = tuple((path := fetch(source, mirror=mirror), source.file_name, checked_sha256(path))
+                    for source in SOURCES)
+    authors = fetch(AUTHORS_LIST, mirror=mirror)
+    return _worker_ids(batches, (authors, checked_sha256(authors)))
+
+
+@functools.lru_cache(maxsize=4)
+def _worker_ids(batches: tuple[tuple[str, str, str], ...], authors: tuple[str, str]) -> frozenset[str]:
+    """:func:`raw_worker_ids` of the (path, file name, sha256) of each batch and the authors' list."""
     from semrel.dataset_scripts.crowd_sts.reading import read_annotation_file
-    from semrel.dataset_scripts.sources import fetch
 
     ids = set()
-    for source in SOURCES:
-        ids.update(read_annotation_file(fetch(source, mirror=mirror), source.file_name)["worker_id"])
-    authors = Path(fetch(AUTHORS_LIST, mirror=mirror)).read_text(encoding="utf-8")
-    ids.update(line.strip() for line in authors.splitlines() if line.strip())
+    for path, file_name, _ in batches:
+        ids.update(read_annotation_file(path, file_name)["worker_id"])
+    listed = Path(authors[0]).read_text(encoding="utf-8")
+    ids.update(line.strip() for line in listed.splitlines() if line.strip())
     return frozenset(ids)
 
 

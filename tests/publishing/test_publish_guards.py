@@ -385,3 +385,19 @@ def test_a_full_disk_while_storing_the_wheel_leaves_no_truncated_wheel(tmp_path,
     monkeypatch.setattr(spaces.shutil, "copyfile", shutil.copyfile)
     wheel = spaces.package_wheel(tmp_path)
     assert wheel.read_bytes() == b"PK new" and not previous.exists()
+
+
+def test_the_raw_worker_ids_are_read_once_for_the_same_bytes_and_again_for_new_ones(tmp_path, monkeypatch):
+    from project import fixture_copy
+
+    mirror = fixture_copy(tmp_path / "mirror", "crowd-sts", monkeypatch)
+    first = guard.raw_worker_ids(mirror)
+    assert guard.raw_worker_ids(mirror) is first  # the same files: not parsed again
+    folder = mirror / "crowd-sts"  # the authors' list grows an id, in place, its checksum listed
+    authors = (folder / "bad_annotators_all.txt").read_bytes().rstrip(b"\n") + b"\nANEWWORKERID0001\n"
+    (folder / "bad_annotators_all.txt").write_bytes(authors)
+    sums = (folder / "SHA256SUMS").read_text().splitlines()
+    (folder / "SHA256SUMS").write_text("".join(
+        f"{hashlib.sha256(authors).hexdigest()}  bad_annotators_all.txt\n" if line.endswith(" bad_annotators_all.txt")
+        else line + "\n" for line in sums))
+    assert guard.raw_worker_ids(mirror) == first | {"ANEWWORKERID0001"}
