@@ -171,7 +171,7 @@ def benchmark_sets(mirror=None, *, data_dirs: dict[str, str] | None = None, cach
                 skip = f"{dataset} needs user-supplied data (--data-dir {dataset}=DIR)"
         frozen = tuple(sorted((k, v) for k, v in options.items() if v is not None))
         for config in what.configs:
-            languages = _languages(dataset, config, spec.languages)
+            languages = spec.languages_of(config)
             for split in what.splits_of(config):
                 common = {"score_range": tuple(spec.score_range), "languages": languages,
                           "skip": skip, "load_options": frozen}
@@ -180,15 +180,6 @@ def benchmark_sets(mirror=None, *, data_dirs: dict[str, str] | None = None, cach
                                       subset_column=what.subset_column, **common)
                          for subset in what.subsets]
     return sets
-
-
-def _languages(dataset: str, config: str, declared: tuple[str, ...]) -> tuple[str, ...]:
-    """A SemRel-2024 language config's own tag; the dataset's tags otherwise."""
-    if dataset == "semrel-2024":
-        from .semrel_2024.files import LANGUAGES
-
-        return (LANGUAGES[config][1],)
-    return tuple(declared)
 
 
 def select_sets(only=None, **options) -> list[BenchmarkSet]:

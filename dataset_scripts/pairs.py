@@ -207,5 +207,5 @@ def _registry_pairs(dataset, config, score_range, **load_kwargs) -> PairData:
     splits = load(dataset, config, **load_kwargs)
     first = next(iter(splits.values()), None)  # a config may cite more than the dataset (C-STS's re-annotation)
     citation = (first.info.citation if first is not None else "") or spec.citation
-    return PairData(splits, spec.score_range, f"{dataset}/{config}", citation, spec.languages,
-                    spec.hub_id, config)
+    return PairData(splits, spec.score_range, f"{dataset}/{config}", citation,
+                    spec.languages_of(config), spec.hub_id, config)

@@ -59,7 +59,9 @@ class DatasetSpec:
     * ``ceiling`` (``"module:function"``: ``(config, split, *, subset=None, mirror=None) ->
       HumanCeiling``): the human ceiling of a split from the dataset's raw annotations, resolved by
       :func:`semrel.dataset_scripts.ceilings.human_ceiling` (None: the dataset holds no individual
-      judgements, so none is available).
+      judgements, so none is available);
+    * ``config_languages``: ``(config, tags)`` for each config whose rows are in fewer languages
+      than ``languages`` (:meth:`languages_of`).
 
     Read from the builder: ``dataset_id``, ``score_range`` (native scale), ``citation``,
     ``homepage``, ``terms`` (the licence in words), ``configs``, ``user_data_configs``,
@@ -80,12 +82,17 @@ class DatasetSpec:
     size_category: str | None = None
     extras: tuple[str, ...] = ()
     ceiling: str | None = None
+    config_languages: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self):
         if not self.builder_class.DATASET_ID:
             raise ValueError(f"{self.builder_class.__name__} has no DATASET_ID")
         if not self.languages:
             raise ValueError(f"{self.dataset_id}: languages is empty")
+        for config, tags in self.config_languages:
+            if config not in self.configs or not tags or not set(tags) <= set(self.languages):
+                raise ValueError(f"{self.dataset_id}: config_languages of {config!r} must name a "
+                                 f"config and some of its languages, got {tags!r}")
         hooks = {"card_body": self.card_body, "report_section": self.report_section, "overview": self.overview,
                  "ceiling": self.ceiling}
         for name, value in hooks.items():
@@ -95,6 +102,10 @@ class DatasetSpec:
     @property
     def dataset_id(self) -> str:
         return self.builder_class.DATASET_ID
+
+    def languages_of(self, config: str) -> tuple[str, ...]:
+        """The language tags of ``config``'s rows (a model trained on it, a benchmark cell)."""
+        return dict(self.config_languages).get(config, self.languages)
 
     @property
     def score_range(self) -> tuple[float, float]:

@@ -78,6 +78,12 @@ def plan(config: str) -> dict[str, list[tuple[str, str]]]:
     return {ours: [(config, split)] for split, ours in SPLIT_NAMES.items() if (config, split) in FILES}
 
 
+def config_languages(config: str) -> tuple[str, ...]:
+    """The languages of ``config``'s rows, in :data:`LANGUAGES` order."""
+    present = {language for files in plan(config).values() for language, _ in files}
+    return tuple(language for language in LANGUAGES if language in present)
+
+
 def _configs() -> list[SemrelConfig]:
     configs = [SemrelConfig(name="all", description="Every language (language column): train of "
                             "the 9 Track A languages, validation and test of all 14.")]

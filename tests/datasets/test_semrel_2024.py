@@ -427,3 +427,29 @@ def test_unlabelled_copies_hold_the_same_pairs_as_the_labelled_files_read(releas
             (r["pair_id"], r["sentence1"], r["sentence2"]) for r in read.rows], plain
         checked += 1
     assert checked == 14 + 12  # dev of every language, test of the 12 with published labels
+
+
+def test_a_configs_languages_are_those_of_its_rows(upstream, cache_dir):
+    """What a model trained on a config (its card) and a benchmark cell say it covers."""
+    from semrel.dataset_scripts.pairs import load_pairs
+
+    for config in ("eng", "cross-lingual-eng", "all"):
+        data = load_pairs("semrel-2024", config, mirror=upstream, cache_dir=cache_dir)
+        codes = set().union(*(split.unique("language") for split in data.splits.values()))
+        assert data.language == tuple(tag for code, (_, tag) in LANGUAGES.items() if code in codes)
+    assert data.language == tuple(tag for _, tag in LANGUAGES.values())  # all: the 14
+    eng = load_pairs("semrel-2024", "eng", mirror=upstream, cache_dir=cache_dir)
+    assert eng.language == ("en",)
+
+
+def test_config_languages_must_name_a_config_and_some_of_the_datasets_languages():
+    from semrel.dataset_scripts.registry import REGISTRY
+    from semrel.dataset_scripts.spec import DatasetSpec, Licence
+    from semrel.dataset_scripts.str_2021.builder import Str2021
+
+    assert REGISTRY["semrel-2024"].languages_of("hau") == ("ha",)
+    assert REGISTRY["str-2021"].languages_of("default") == ("en",)
+    for config, tags in (("nope", ("en",)), ("default", ("fr",)), ("default", ())):
+        with pytest.raises(ValueError, match=f"config_languages of '{config}'"):
+            DatasetSpec(Str2021, pretty_name="x", licence=Licence("cc0-1.0"), languages=("en",),
+                        card_body="m:f", config_languages=((config, tags),))
