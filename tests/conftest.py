@@ -46,6 +46,15 @@ def fixture_mirror() -> Path:
     return FIXTURES
 
 
+@pytest.fixture(scope="session", autouse=True)
+def score_cache(tmp_path_factory) -> Path:
+    """semrel's score cache (``$SEMREL_CACHE/scores``) in the session's temporary folder, for this
+    process and the commands it starts: no test reads or writes the user's ~/.cache/semrel."""
+    root = tmp_path_factory.mktemp("semrel_cache")
+    os.environ["SEMREL_CACHE"] = str(root)
+    return root / "scores"
+
+
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory) -> Path:
     """One datasets cache for the whole session (under pytest-xdist, for each worker), so each

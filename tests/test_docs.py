@@ -29,6 +29,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from hub_server import LocalHub
@@ -136,11 +137,17 @@ def run_bash(block: Block, cwd: Path, env: dict) -> None:
                                  f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
         return
     runnable = [(c, w) for c, w in pairs if command_of(c) not in EXEMPT]
-    script = "exec 2>&1\n" + "".join(f"{c}\necho {MARK}\n" for c, _ in runnable)
+    script = "exec 2>&1\necho $EPOCHREALTIME\n" + "".join(f"{c}\necho {MARK} $EPOCHREALTIME\n"
+                                                          for c, _ in runnable)
     result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=cwd, env=env,
                             capture_output=True, text=True, timeout=1800)
-    outputs = result.stdout.split(f"{MARK}\n")
+    started, _, rest = result.stdout.partition("\n")
+    *parts, last = re.split(rf"{MARK} (\S+)\n", rest)
+    ends = [float(t.replace(",", ".")) for t in (started, *parts[1::2])]  # $EPOCHREALTIME
+    outputs = [*parts[0::2], last]
     done = len(outputs) - 1  # commands that finished
+    for (command, _), seconds in zip(runnable, np.diff(ends), strict=False):
+        print(f"{block.where}: {seconds:6.1f} s  {command}")  # shown by pytest -rP, or on failure
     for (command, want), got in zip(runnable[:done], outputs[:done], strict=True):
         if not check_output(want, got):
             raise AssertionError(f"{block.where}: `{command}` printed\n{got}\n"
@@ -190,8 +197,8 @@ def environment(home: Path, cache_dir: Path, hub: LocalHub | None) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "SEMREL_"))}
     env |= {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
             "SEMREL_MIRROR": str(MIRROR), "HF_HOME": str(home),
-            "HF_DATASETS_CACHE": str(cache_dir), "HF_HUB_OFFLINE": "1",
-            "HF_DATASETS_OFFLINE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+            "HF_DATASETS_CACHE": str(cache_dir), "SEMREL_CACHE": str(home / "semrel"),
+            "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
             "HF_DATASETS_DISABLE_PROGRESS_BARS": "1", "TQDM_DISABLE": "1",
             "TOKENIZERS_PARALLELISM": "false"}
     if hub is not None:
