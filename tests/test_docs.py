@@ -197,7 +197,7 @@ def environment(home: Path, cache_dir: Path, hub: LocalHub | None) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "SEMREL_"))}
     env |= {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
             "SEMREL_MIRROR": str(MIRROR), "HF_HOME": str(home),
-            "HF_DATASETS_CACHE": str(cache_dir), "SEMREL_CACHE": str(home / "semrel"),
+            "HF_DATASETS_CACHE": str(cache_dir), "SEMREL_CACHE": os.environ["SEMREL_CACHE"],
             "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
             "HF_DATASETS_DISABLE_PROGRESS_BARS": "1", "TQDM_DISABLE": "1",
             "TOKENIZERS_PARALLELISM": "false"}
