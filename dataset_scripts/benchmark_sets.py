@@ -6,7 +6,8 @@ tasks): :func:`benchmark_sets` lists each (dataset, config, split[, subset]) of 
 * SemRel-2024: per language, ``validation`` (upstream "dev") and ``test``;
 * crowd-sts: the pair means (``pairs``) and each filtered config, ``train`` and ``test``;
 * Czech News STS: the free test (with its annotations, for the MSE lower bound);
-* C-STS: ``train`` and ``validation`` where the user supplied the data (``data_dir``).
+* C-STS: ``train`` and ``validation`` of the open re-annotation (``reannotated``, from the
+  mirror), and of the original release where the user supplied it (``data_dir``).
 
 A set that cannot be scored says why in ``skip`` (user data not given) or, found on loading,
 by :class:`NoLabels` (SemRel-2024's Spanish test scores were never published; English test
@@ -39,13 +40,14 @@ if TYPE_CHECKING:
 class Benchmarked:
     """What of one dataset is benchmarked: ``configs`` and their ``splits`` (a callable of
     the config where they differ); ``subset_column``: a column whose values are scored apart
-    too (each value a subset, beside all rows); ``needs_data_dir``: user-supplied data."""
+    too (each value a subset, beside all rows); ``user_data_configs``: the configs read from
+    user-supplied data (the others from the mirror)."""
 
     configs: tuple[str, ...]
     splits: tuple[str, ...] | object
     subset_column: str | None = None
     subsets: tuple[str, ...] = ()
-    needs_data_dir: bool = False
+    user_data_configs: tuple[str, ...] = ()
 
     def splits_of(self, config: str) -> tuple[str, ...]:
         return self.splits(config) if callable(self.splits) else self.splits
@@ -68,7 +70,8 @@ def _table() -> dict[str, Benchmarked]:
         "crowd-sts": Benchmarked(("pairs", *(f"pairs-filtered-{s}" for s in FILTERED)),
                                  ("train", "test")),
         "czech-news-sts": Benchmarked(("free",), ("test",)),
-        "c-sts": Benchmarked(("default",), ("train", "validation"), needs_data_dir=True),
+        "c-sts": Benchmarked(("reannotated", "default"), ("train", "validation"),
+                             user_data_configs=("default",)),
     }
 
 
@@ -153,24 +156,24 @@ def benchmark_sets(mirror=None, *, data_dirs: dict[str, str] | None = None, cach
             raise ParameterError("only", name, f"is not a benchmarked dataset "
                                  f"({', '.join(BENCHMARK_DATASETS)})")
     for name in data_dirs:
-        if name not in table or not table[name].needs_data_dir:
+        if name not in table or not table[name].user_data_configs:
             raise ParameterError("data_dirs", name, "takes no user-supplied data (only "
-                                 f"{', '.join(n for n, b in table.items() if b.needs_data_dir)})")
+                                 f"{', '.join(n for n, b in table.items() if b.user_data_configs)})")
     sets = []
     for dataset in chosen:
         spec, what = REGISTRY[dataset], table[dataset]
         options = {"mirror": None if mirror is None else str(mirror),
                    "cache_dir": None if cache_dir is None else str(cache_dir)}
-        skip = None
-        if what.needs_data_dir:
-            if dataset in data_dirs:
-                options["data_dir"] = str(data_dirs[dataset])
-                if dataset == "c-sts" and (password or os.environ.get("CSTS_PASSWORD")):
-                    options["password"] = password or os.environ["CSTS_PASSWORD"]
-            else:
-                skip = f"{dataset} needs user-supplied data (--data-dir {dataset}=DIR)"
-        frozen = tuple(sorted((k, v) for k, v in options.items() if v is not None))
         for config in what.configs:
+            config_options, skip = dict(options), None
+            if config in what.user_data_configs:
+                if dataset in data_dirs:
+                    config_options["data_dir"] = str(data_dirs[dataset])
+                    if dataset == "c-sts" and (password or os.environ.get("CSTS_PASSWORD")):
+                        config_options["password"] = password or os.environ["CSTS_PASSWORD"]
+                else:
+                    skip = f"{dataset}/{config} needs user-supplied data (--data-dir {dataset}=DIR)"
+            frozen = tuple(sorted((k, v) for k, v in config_options.items() if v is not None))
             languages = spec.languages_of(config)
             for split in what.splits_of(config):
                 common = {"score_range": tuple(spec.score_range), "languages": languages,

@@ -25,8 +25,16 @@ def test_every_set_once_with_its_range_and_languages(fixture_mirror):
 
 def test_user_data_sets_say_why_they_are_skipped(fixture_mirror):
     skipped = [s for s in benchmark_sets(fixture_mirror) if s.skip]
-    assert skipped and {s.dataset for s in skipped} == {"c-sts"}
-    assert "--data-dir c-sts=DIR" in skipped[0].skip
+    assert [s.name for s in skipped] == ["c-sts/default/train", "c-sts/default/validation"]
+    assert skipped[0].skip == "c-sts/default needs user-supplied data (--data-dir c-sts=DIR)"
+
+
+def test_c_sts_open_reannotation_is_scored_from_the_mirror_with_its_conditions(upstream, cache_dir):
+    sets = {s.name: s for s in benchmark_sets(upstream, cache_dir=cache_dir, only=("c-sts",))}
+    assert not sets["c-sts/reannotated/train"].skip and not sets["c-sts/reannotated/validation"].skip
+    rows = sets["c-sts/reannotated/validation"].load()
+    assert "condition" in rows.column_names and len(rows) and None not in rows["score"]
+    assert min(rows["score"]) >= 1  # the 214 rows labelled -1 are validation_invalid, not here
 
 
 def test_a_subset_holds_its_rows_only(fixture_mirror, cache_dir):

@@ -58,6 +58,12 @@ def test_two_models_get_cells_with_intervals_and_a_corrected_comparison(kinds, t
     assert "Holm (1979)" in result.correction
     text = table(result)
     assert "str-2021/a/test" in text and "Paired comparison per set" in text
+    assert "too few resamples" not in text  # Holm over 2 sets can reach 4 / 201 = 0.020
+    three = [toy_set(rows.select(range(k, k + 40)), name) for k, name in ((0, "a"), (40, "b"), (80, "c"))]
+    few = run_benchmark(scorers, three, n_resamples=100, log=lambda line: None)
+    assert [t["spearman_p_holm_floor"] for t in few.comparisons] == [pytest.approx(6 / 101)] * 3
+    assert (f"too few resamples: {scorers[0].spec} vs {scorers[1].spec} over 3 sets cannot reach a "
+            "Holm p below 0.059; --resamples 1199 lets it reach 0.005") in table(few)
     written = write_outputs(result, tmp_path / "out")
     assert [p.name for p in written] == ["benchmark.json", "benchmark.md", "benchmark.png"]
     record = json.loads(written[0].read_text())
@@ -130,7 +136,7 @@ def test_unlabelled_and_user_data_sets_are_marked_not_scored(kinds, fixture_mirr
                            log=lambda line: None)
     assert [(c.status, c.reason) for c in result.cells] == [
         ("skipped", "semrel-2024/esp/test: no labels (Spanish test scores were never published)"),
-        ("skipped", "c-sts needs user-supplied data (--data-dir c-sts=DIR)")]
+        ("skipped", "c-sts/default needs user-supplied data (--data-dir c-sts=DIR)")]
 
 
 def test_the_card_gets_one_benchmark_section(run):

@@ -75,7 +75,8 @@ def _comparison_lines(result: BenchmarkResult) -> list[str]:
     if not result.comparisons:
         return []
     lines = ["", "Paired comparison per set (model1 − model2): Spearman difference [95 % CI], "
-             "bootstrap p, Holm-adjusted p; Williams' p for Pearson", f"  correction: {result.correction}"]
+             "bootstrap p, Holm-adjusted p; Williams' p for Pearson", f"  correction: {result.correction}",
+             *_floor_lines(result.comparisons)]
     for c in result.comparisons:
         if "error" in c:
             lines.append(f"  {c['set']}: {c['model1']} vs {c['model2']}: not tested ({c['error']})")
@@ -84,6 +85,24 @@ def _comparison_lines(result: BenchmarkResult) -> list[str]:
         lines.append(f"  {c['set']}: {c['model1']} − {c['model2']} {c['spearman_difference']:+.3f} "
                      f"[{low:+.3f}, {high:+.3f}] p {c['spearman_p_value']:.3f} Holm {c['spearman_p_holm']:.3f}"
                      f"; Williams p {c['williams_p_value']:.3f}")
+    return lines
+
+
+def _floor_lines(comparisons: list[dict]) -> list[str]:
+    """A warning for each pair of models whose Holm-adjusted p cannot reach 0.05 (too few
+    resamples for its number of sets: :func:`~.run.holm_floor`)."""
+    from .run import resamples_for
+
+    lines, tests = [], {}
+    for c in comparisons:
+        if "error" not in c:
+            tests.setdefault((c["model1"], c["model2"]), []).append(c)
+    for (first, second), done in tests.items():
+        floor = done[0]["spearman_p_holm_floor"]
+        if floor >= 0.05:
+            lines.append(f"  too few resamples: {first} vs {second} over {len(done)} sets cannot reach "
+                         f"a Holm p below {floor:.3f}; --resamples {resamples_for(len(done))} lets "
+                         "it reach 0.005")
     return lines
 
 

@@ -190,7 +190,21 @@ def compare_models(models: list[str], sets: list[LoadedSet], cells: list[Cell], 
                 record["error"] = str(exc)
             tests.append(record)
         tested = [t for t in tests if "error" not in t]
+        floor = holm_floor(len(tested), n_resamples)
         for t, p in zip(tested, holm([t["spearman_p_value"] for t in tested]), strict=True):
-            t["spearman_p_holm"] = float(p)
+            t["spearman_p_holm"], t["spearman_p_holm_floor"] = float(p), floor
         out += tests
     return out
+
+
+def holm_floor(m: int, n_resamples: int) -> float:
+    """The smallest Holm-adjusted p that ``m`` tests can reach with bootstrap p-values of
+    ``n_resamples`` resamples: ``min(1, m · 2 / (B + 1))`` (the two-sided bootstrap p is at least
+    ``2 / (B + 1)``; Holm multiplies the smallest p by m). At 0.05 or above no set can be called
+    different at the 5 % family-wise level, however large the difference."""
+    return min(1.0, m * 2 / (n_resamples + 1))
+
+
+def resamples_for(m: int, floor: float = 0.005) -> int:
+    """The resamples B that bring :func:`holm_floor` of ``m`` tests down to ``floor``."""
+    return int(np.ceil(2 * m / floor)) - 1
