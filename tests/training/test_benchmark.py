@@ -69,6 +69,9 @@ def test_two_models_get_cells_with_intervals_and_a_corrected_comparison(kinds, t
     record = json.loads(written[0].read_text())
     assert {c["status"] for c in record["cells"]} == {"scored"} and len(record["comparisons"]) == 2
     assert "| str-2021/b/test | 60 |" in written[1].read_text()
+    rho = [f"{c.spearman:.3f} [{c.spearman_ci[0]:.3f}, {c.spearman_ci[1]:.3f}]"
+           for c in (result.cell(s.spec, "str-2021/a/test") for s in scorers)]
+    assert f"| str-2021/a/test | 60 | — | {rho[0]} | {rho[1]} |" in written[1].read_text()
     assert written[2].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -123,10 +123,23 @@ def model_markdown(result: BenchmarkResult, model: str) -> str:
     return "\n".join(lines)
 
 
+def summary_markdown(result: BenchmarkResult) -> str:
+    """Sets × models as a Markdown table: n, the human ceiling and each model's Spearman ρ
+    [95 % CI] (or its mark: skipped, refused, failed; ``cut N``: N pairs cut at max length)."""
+    names = [m["spec"] for m in result.models]
+    lines = ["| set | n | human ceiling | " + " | ".join(f"`{n}`" for n in names) + " |",
+             "|---|---|---|" + "---|" * len(names)]
+    for e in result.sets:
+        cells = " | ".join(_rho(result.cell(m, e.bset.name)) for m in names)
+        lines.append(f"| {e.bset.name} | {'' if e.rows is None else len(e.rows)} | {_ceiling(e)} | {cells} |")
+    return "\n".join(lines)
+
+
 def markdown(result: BenchmarkResult, picture: str | None = PICTURE_NAME) -> str:
     parts = ["# semrel benchmark", ""]
     if picture:
         parts += [f"![Spearman per set, 95 % intervals, the human ceiling as a bar]({picture})", ""]
+    parts += ["## All models: Spearman ρ [95 % CI]", "", summary_markdown(result), ""]
     for m in result.models:
         parts += [f"## `{m['spec']}` ({m['kind']}, max length {m['max_length']})", "",
                   model_markdown(result, m["spec"]), ""]
