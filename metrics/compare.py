@@ -162,6 +162,12 @@ def spearman_difference_statistic(distinct: tuple[int, int, int]):
     return statistic
 
 
+def smallest_bootstrap_p(n_resamples: int) -> float:
+    """The two-sided bootstrap p of :func:`compare_correlations` when no resample falls beyond
+    zero: ``2 / (B + 1)`` (Davison & Hinkley 1997, the +1 that keeps a p-value from being 0)."""
+    return 2 / (1 + n_resamples)
+
+
 def compare_correlations(predictions1: Sequence[float], predictions2: Sequence[float], references: Sequence[float],
                          *, ids1: Sequence | None = None, ids2: Sequence | None = None, confidence: float = 0.95,
                          n_resamples: int = 1000, method: str = "percentile", seed: int | None = 0,
@@ -192,7 +198,7 @@ def compare_correlations(predictions1: Sequence[float], predictions2: Sequence[f
                                            what="the Spearman difference")
     delta = c1.spearman - c2.spearman
     beyond = min(int((distribution <= 0).sum()), int((distribution >= 0).sum()))
-    p_value = min(1.0, 2 * (1 + beyond) / (1 + n_resamples))
+    p_value = min(1.0, (1 + beyond) * smallest_bootstrap_p(n_resamples))
     return CorrelationComparison(n, int((~keep).sum()), pearson1, pearson2, c12.pearson, williams, c1.spearman,
                                  c2.spearman, Estimate(delta, interval, n), p_value,
                                  zou_interval(c1.pearson, c2.pearson, c12.pearson, n, confidence))

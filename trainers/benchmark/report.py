@@ -14,7 +14,7 @@ from pathlib import Path
 
 from semrel.metrics.output_files import write_whole
 
-from .run import BenchmarkResult
+from .run import BenchmarkResult, resamples_for
 
 JSON_NAME, MARKDOWN_NAME, PICTURE_NAME = "benchmark.json", "benchmark.md", "benchmark.png"
 CARD_HEADING = "## Benchmark"
@@ -35,13 +35,17 @@ def _ceiling(entry) -> str:
     return _f(entry.ceiling.value) if entry.ceiling else "—"
 
 
+def _grid(result: BenchmarkResult) -> list[list[str]]:
+    """A row per set: its name, n, ceiling and each model's Spearman ρ [95 % CI] or mark."""
+    names = [m["spec"] for m in result.models]
+    return [[e.bset.name, "" if e.rows is None else str(len(e.rows)), _ceiling(e),
+             *(_rho(result.cell(m, e.bset.name)) for m in names)] for e in result.sets]
+
+
 def table(result: BenchmarkResult) -> str:
     """Sets × models: Spearman ρ [95 % CI] (or the cell's mark), n and the ceiling; then the
     reasons of marked cells, the MSE lines and the comparisons."""
-    names = [m["spec"] for m in result.models]
-    head = ["set", "n", "ceiling", *names]
-    rows = [[e.bset.name, "" if e.rows is None else str(len(e.rows)), _ceiling(e),
-             *(_rho(result.cell(m, e.bset.name)) for m in names)] for e in result.sets]
+    head, rows = ["set", "n", "ceiling", *(m["spec"] for m in result.models)], _grid(result)
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in [head, *rows]]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -91,8 +95,6 @@ def _comparison_lines(result: BenchmarkResult) -> list[str]:
 def _floor_lines(comparisons: list[dict]) -> list[str]:
     """A warning for each pair of models whose Holm-adjusted p cannot reach 0.05 (too few
     resamples for its number of sets: :func:`~.run.holm_floor`)."""
-    from .run import resamples_for
-
     lines, tests = [], {}
     for c in comparisons:
         if "error" not in c:
@@ -129,9 +131,7 @@ def summary_markdown(result: BenchmarkResult) -> str:
     names = [m["spec"] for m in result.models]
     lines = ["| set | n | human ceiling | " + " | ".join(f"`{n}`" for n in names) + " |",
              "|---|---|---|" + "---|" * len(names)]
-    for e in result.sets:
-        cells = " | ".join(_rho(result.cell(m, e.bset.name)) for m in names)
-        lines.append(f"| {e.bset.name} | {'' if e.rows is None else len(e.rows)} | {_ceiling(e)} | {cells} |")
+    lines += ["| " + " | ".join(row) + " |" for row in _grid(result)]
     return "\n".join(lines)
 
 

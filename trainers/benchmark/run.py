@@ -23,7 +23,7 @@ import numpy as np
 
 from semrel.dataset_scripts.benchmark_sets import BenchmarkSet, NoLabels
 from semrel.dataset_scripts.ceilings import HumanCeiling, human_ceiling
-from semrel.metrics.compare import compare_correlations
+from semrel.metrics.compare import compare_correlations, smallest_bootstrap_p
 from semrel.metrics.errors import DataValidationError, ParameterError
 from semrel.metrics.multiple_testing import CORRECTIONS, holm
 
@@ -199,12 +199,14 @@ def compare_models(models: list[str], sets: list[LoadedSet], cells: list[Cell], 
 
 def holm_floor(m: int, n_resamples: int) -> float:
     """The smallest Holm-adjusted p that ``m`` tests can reach with bootstrap p-values of
-    ``n_resamples`` resamples: ``min(1, m · 2 / (B + 1))`` (the two-sided bootstrap p is at least
-    ``2 / (B + 1)``; Holm multiplies the smallest p by m). At 0.05 or above no set can be called
-    different at the 5 % family-wise level, however large the difference."""
-    return min(1.0, m * 2 / (n_resamples + 1))
+    ``n_resamples`` resamples: ``min(1, m · 2 / (B + 1))`` (a two-sided bootstrap p is at least
+    :func:`~semrel.metrics.compare.smallest_bootstrap_p`, ``2 / (B + 1)``; Holm multiplies the
+    smallest p by m). At 0.05 or above no set can be called different at the 5 % family-wise
+    level, however large the difference."""
+    return min(1.0, m * smallest_bootstrap_p(n_resamples))
 
 
 def resamples_for(m: int, floor: float = 0.005) -> int:
-    """The resamples B that bring :func:`holm_floor` of ``m`` tests down to ``floor``."""
+    """The resamples B that bring :func:`holm_floor` of ``m`` tests down to ``floor``
+    (``2m / (B + 1) ≤ floor``)."""
     return int(np.ceil(2 * m / floor)) - 1
