@@ -32,9 +32,13 @@ scored by ``semrel evaluate`` (test only where its labels are published: not eng
 language (target), and Czech, is finished when its ``result.json`` is written, and kept on a rerun; a member
 whose folder holds ``metrics.json`` is kept; one cut off resumes from its last checkpoint
 (``--resume last``). A finished member's Trainer checkpoints are removed (the model is saved at the
-top of its folder). ``OUT/study.json`` gathers every result, ``OUT/tables.md`` the tables of
-benchmarks/RESULTS.md; ``--write-results`` stores them in benchmarks/results.json, and, once every
-labelled Track A language (and Czech) is done, the report's best fine-tuned figures.
+top of its folder). ``--jobs N`` runs N processes at once (a GPU is shared: e5-small leaves most of
+it idle): the members' fits, the Track C rank averages, and each unit's scoring once its members
+are trained, each with its output in a log beside its folder; the commands and choices are those
+of a run without it, but for the Track C members' resume checkpoints, which are not saved. ``OUT/study.json`` gathers
+every result, ``OUT/tables.md`` the tables of benchmarks/RESULTS.md; ``--write-results`` stores
+them in benchmarks/results.json, and, once every labelled Track A language (and Czech) is done,
+the report's best fine-tuned figures.
 
     python scripts/train_semrel_2024_languages.py [--track a] [--language kin] [--czech]
     python scripts/train_semrel_2024_languages.py --model e5-small=tiny-bert --max-steps 2 \\
@@ -118,22 +122,33 @@ class Study:
         if (folder / "metrics.json").is_file():
             print(f"kept: {folder} holds a finished run", flush=True)
             return None
+        seconds = cli.run_logged(*self.fit_argv(folder, config, encoder, learning_rate, epochs, choose_on))
+        drop_checkpoints(folder)
+        return seconds
+
+    def fit_argv(self, folder: Path, config: str, encoder: str, learning_rate: str, epochs: int,
+                 choose_on: str | None, resumable: bool = True) -> list[str]:
+        """The ``semrel fit`` arguments of one member (``--resume last`` when it was cut off);
+        ``resumable``: a member that chooses no epoch saves a checkpoint every
+        :data:`SAVE_STEPS_C` steps."""
         argv = ["fit", "--dataset", "semrel-2024", "--config", config, "--model", self.model,
                 "--encoder", encoder, "--epochs", str(epochs), "--learning-rate", learning_rate,
                 "--precision", self.precision, "--output", str(folder)]
         if choose_on:
             argv += ["--eval-dataset", "semrel-2024", "--eval-config", choose_on, "--eval-split",
                      "validation", "--metric-for-best", "spearman"]
-        else:
+        elif resumable:
             argv += ["--save-steps", str(SAVE_STEPS_C if self.max_steps is None else 1)]
         if self.max_steps is not None:
             argv += ["--max-steps", str(self.max_steps)] + (["--eval-steps", "1"] if choose_on else [])
         if any((folder / "checkpoints").glob("checkpoint-*/trainer_state.json")):
             argv += ["--resume", "last"]
-        seconds = cli.run_logged(*argv)
-        for checkpoint in (folder / "checkpoints").glob("checkpoint-*"):
-            shutil.rmtree(checkpoint)  # the kept model is the folder's own
-        return seconds
+        return argv
+
+
+def drop_checkpoints(folder: Path) -> None:
+    for checkpoint in (folder / "checkpoints").glob("checkpoint-*"):
+        shutil.rmtree(checkpoint)  # the kept model is the folder's own
 
 
 def load(config: str):
@@ -275,10 +290,128 @@ def track_c_members(study: Study, unit: Unit) -> dict:
         wall = remember(unit, encoder, study.fit(folder, unit.train, encoder, rate, EPOCHS_C, None))
         members[encoder] = {"learning_rate": float(rate), "epochs": EPOCHS_C,
                             **grid_record(folder, wall)}
+    track_c_rank(unit)
+    return {"members": members}
+
+
+def track_c_rank(unit: Unit) -> None:
+    """The rank average of a Track C unit's two members, unless it is there."""
     if not (unit.members / "rank" / "semrel_ensemble.json").is_file():
         cli.run_logged("ensemble", "--method", "rank", "--member", str(unit.members / "bi"),
                        "--member", str(unit.members / "cross"), "--output", str(unit.members / "rank"))
-    return {"members": members}
+
+
+@dataclass(frozen=True)
+class Task:
+    """One process of a ``--jobs`` run: its command, its log, and the tasks (indices) that must
+    have ended well before it starts."""
+
+    argv: tuple[str, ...]
+    log: Path
+    after: tuple[int, ...] = ()
+    echo: bool = False  # print its log when it ends (else only when it fails)
+
+
+def side_by_side(tasks: list[Task], jobs: int, ended_well=lambda index, seconds: None) -> None:
+    """Run the tasks as processes, ``jobs`` at a time, always the first ready one in list order,
+    each one's output into its log; ``ended_well(index, wall seconds)`` as each one succeeds, before
+    the tasks after it start. SystemExit naming every failed command and its log once nothing more
+    can run (a task after a failed one does not run)."""
+    import subprocess
+    import time
+
+    env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS",
+                                                           str(max(1, (os.cpu_count() or 1) // jobs)))}
+    waiting, running, ended, failed = list(range(len(tasks))), {}, set(), []
+    while True:
+        for index in [i for i in waiting if any(a in failed for a in tasks[i].after)]:
+            waiting.remove(index)
+            failed.append(index)
+            print(f"not run, a command it needs failed: {shlex.join(tasks[index].argv)}", flush=True)
+        ready = [i for i in waiting if all(a in ended for a in tasks[i].after)]
+        while ready and len(running) < jobs:
+            index = ready.pop(0)
+            waiting.remove(index)
+            task = tasks[index]
+            if not task.echo:
+                print("$ semrel " + shlex.join(task.argv[3:]), flush=True)
+            task.log.parent.mkdir(parents=True, exist_ok=True)
+            with open(task.log, "w", encoding="utf-8") as out:
+                running[index] = (subprocess.Popen(task.argv, stdout=out, stderr=subprocess.STDOUT, env=env),
+                                  time.perf_counter())
+        if not running:
+            break
+        time.sleep(0.2)
+        for index, (process, start) in list(running.items()):
+            if process.poll() is None:
+                continue
+            del running[index]
+            seconds = time.perf_counter() - start
+            task = tasks[index]
+            if task.echo or process.returncode:
+                print(task.log.read_text(encoding="utf-8"), end="", flush=True)
+            print(f"ended ({seconds:.1f} s, exit status {process.returncode}): {task.log}", flush=True)
+            if process.returncode:
+                failed.append(index)
+            else:
+                ended_well(index, seconds)
+                ended.add(index)
+    broken = [f"{shlex.join(tasks[i].argv)} (output in {tasks[i].log})" for i in failed]
+    if broken:
+        raise SystemExit("failed: " + "; ".join(broken))
+
+
+def run_side_by_side(args, study: Study, chosen: list[Unit], czech_unit: Unit | None) -> None:
+    """Every unfinished unit of ``chosen`` as processes, ``args.jobs`` at a time on one GPU: each
+    member still to train a ``semrel fit`` (a shared one once, its wall seconds recorded as
+    :meth:`Study.fit` records them), each Track C rank average a ``semrel ensemble``, and each unit
+    this script for that unit alone, started once its members are there (earlier units first).
+    Track C members save no resume checkpoints here (1.4 GB each for e5-small, and minutes of GPU
+    to train again); a member that chooses its epoch keeps its best and latest as always.
+    ``czech_unit``: the Czech members to train too (scored afterwards, in this process)."""
+    semrel = (sys.executable, "-m", "semrel")
+    options = ["--output", str(args.output), "--precision", args.precision]
+    options += [a for name, folder in args.model for a in ("--model", f"{name}={folder}")]
+    options += ["--max-steps", str(args.max_steps)] if args.max_steps is not None else []
+    tasks, made, members = [], {}, {}
+
+    def task_for(folder: Path, task: Task) -> int:
+        if folder not in made:
+            made[folder] = len(tasks)
+            tasks.append(task)
+        return made[folder]
+
+    for unit in chosen + ([czech_unit] if czech_unit else []):
+        if (unit.folder / "result.json").is_file():
+            continue
+        if unit.track == "A":
+            specs = [(f"{e}-lr{rate}", e, rate, EPOCHS_A, unit.language) for e, rates in GRID_A.items()
+                     for rate in rates]
+        else:
+            specs = [(e, e, rate, EPOCHS_C, None) for e, rate in SETTINGS_C.items()]
+        needs = []
+        for name, encoder, rate, epochs, choose_on in specs:
+            folder = unit.members / name
+            if not (folder / "metrics.json").is_file():
+                argv = study.fit_argv(folder, unit.train, encoder, rate, epochs, choose_on, resumable=False)
+                needs.append(task_for(folder, Task((*semrel, *argv), folder.with_name(f"{name}.log"))))
+                members[made[folder]] = (unit, name, folder)
+        if unit.track == "C" and not (unit.members / "rank" / "semrel_ensemble.json").is_file():
+            argv = ("ensemble", "--method", "rank", "--member", str(unit.members / "bi"), "--member",
+                    str(unit.members / "cross"), "--output", str(unit.members / "rank"))
+            needs = [task_for(unit.members / "rank", Task((*semrel, *argv), unit.members / "rank.log",
+                                                           tuple(needs)))]
+        if unit is not czech_unit:
+            argv = (sys.executable, str(Path(__file__).resolve()), "--track", unit.track.lower(),
+                    "--language", unit.language, *options)
+            task_for(unit.folder, Task(argv, unit.folder / "score.log", tuple(needs), echo=True))
+    def member_trained(index: int, seconds: float) -> None:
+        if index in members:
+            unit, name, folder = members[index]
+            drop_checkpoints(folder)
+            remember(unit, name, seconds)
+
+    side_by_side(tasks, args.jobs, member_trained)
 
 
 def czech(out: Path) -> dict:
@@ -362,6 +495,9 @@ def main(argv=None) -> None:
                     help="semrel fit --precision (auto: bf16 on a GPU, float32 on a CPU; bf16 on a "
                          "CPU only with AVX512-BF16 or AMX)")
     ap.add_argument("--max-steps", type=cli.at_least(1), help="smoke runs: stop each member after N steps")
+    ap.add_argument("--jobs", type=cli.at_least(1), default=1, metavar="N",
+                    help="train N members at once, and then score N languages at once, each in its own "
+                         "process (one GPU shared; default 1: one after another in this process)")
     ap.add_argument("--machine", default="2-core CPU", help="the machine class RESULTS.md names "
                     "(--write-results)")
     ap.add_argument("--write-results", action="store_true",
@@ -373,7 +509,11 @@ def main(argv=None) -> None:
     languages = set(args.language or TRACK_A + TRACK_C)
     study = Study(args)
     out = args.output
-    results = [run_unit(study, unit) for unit in units(out, tracks, languages)]
+    chosen = units(out, tracks, languages)
+    if args.jobs > 1:
+        czech_unit = Unit("C", "czech", out / "czech", SHARED, out / "track-c" / f"train-{SHARED}")
+        run_side_by_side(args, study, chosen, czech_unit if args.czech else None)
+    results = [run_unit(study, unit) for unit in chosen]
     record = {"command": shlex.join(["python", "scripts/train_semrel_2024_languages.py", *sys.argv[1:]]),
               "machine": f"{platform.node()} ({os.cpu_count()} CPUs)", "precision": args.precision,
               "max_steps": args.max_steps, "grid_a": GRID_A, "epochs_a": EPOCHS_A,

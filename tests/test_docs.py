@@ -50,6 +50,9 @@ EXEMPT = {
     "python scripts/train_semrel_2024_languages.py --czech --output runs/languages":
         "trains the whole study (days on a CPU); tests/training/test_languages_script.py runs it "
         "for one language with a tiny model",
+    "python scripts/train_semrel_2024_languages.py --czech --jobs 12 --output runs/languages":
+        "trains the whole study on a GPU (days on a CPU); tests/training/test_languages_script.py runs "
+        "it with --jobs for one language with a tiny model",
     "python benchmarks/bench_c_sts.py --group screen --record benchmarks/results.json":
         "trains four MiniLM encoders for an hour or more on a CPU; tests/training/test_c_sts_study.py "
         "runs the same script with a tiny model",

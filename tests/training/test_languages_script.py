@@ -127,3 +127,63 @@ def test_results_page_shows_the_study_of_results_json():
         assert "not run yet" in section
     else:
         assert markdown(stored) in section and f"`{stored['command']}`" in section
+
+
+@pytest.mark.slow
+def test_jobs_run_the_same_study_as_processes_side_by_side(mirror, tmp_path):
+    model = tiny_encoder(tmp_path / "tiny-bert")
+    out = tmp_path / "study"
+    env = {**os.environ, "SEMREL_MIRROR": str(mirror), "HF_HOME": str(tmp_path / "hf")}
+    argv = [sys.executable, str(SCRIPT), "--model", f"e5-small={model}", "--max-steps", "2",
+            "--precision", "fp32", "--language", "kin", "--jobs", "2", "--output", str(out)]
+    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=3600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    fits = [c for c in commands(done.stdout) if c.split()[2] == "fit"]
+    members = {"track-a/kin/bi-lr2e-5", "track-a/kin/bi-lr5e-5", "track-a/kin/cross-lr2e-5",
+               "track-a/kin/cross-lr5e-5", "track-c/train-kin/bi", "track-c/train-kin/cross"}
+    assert {f.split("--output ")[1].split()[0].removeprefix(f"{out}/") for f in fits} == members
+    assert all("--eval-config kin" in f for f in fits[:4])  # Track A first, in the order of a plain run
+    assert all("--save-steps" not in f for f in fits[4:])  # Track C saves no resume checkpoints here
+    for member in members:  # each process's output beside its folder
+        assert (out / f"{member}.log").is_file() and (out / member / "metrics.json").is_file()
+    assert (out / "track-a" / "kin" / "score.log").is_file() and (out / "track-c" / "kin" / "score.log").is_file()
+    # each unit's scoring ran in its own process, and its output is printed when it ends
+    assert "$ semrel predict --dataset semrel-2024 --config kin --split test" in done.stdout
+    assert "ended (" in done.stdout
+
+    study = json.loads((out / "study.json").read_text())
+    kin = study["track_a"]["kin"]
+    assert set(kin["grid"]) == {"bi-lr2e-5", "bi-lr5e-5", "cross-lr2e-5", "cross-lr5e-5"}
+    assert all(g["wall_seconds"] > 0 for g in kin["grid"].values())  # recorded before the scoring began
+    assert set(kin["test"]) == {"bi", "cross", "char-ridge", "dice", kin["final"]}
+    target = study["track_c"]["kin"]
+    assert all(m["wall_seconds"] > 0 for m in target["members"].values())
+    assert set(target["test"]) == {"bi", "cross", "dice", "rank"}
+
+    again = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=3600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "$ semrel" not in again.stdout and again.stdout.count(" is finished") == 2
+
+
+def test_side_by_side_runs_the_first_ready_task_and_nothing_after_a_failure(tmp_path, capsys):
+    from scripts.train_semrel_2024_languages import Task, side_by_side
+
+    def task(name: str, code: str, after=()) -> Task:
+        return Task((sys.executable, "-c", code), tmp_path / f"{name}.log", tuple(after))
+
+    def touch(name: str) -> str:
+        return f"open({str(tmp_path / name)!r}, 'w').close()"
+
+    ended = []
+    tasks = [task("a", touch("a")), task("b", "print('broken'); raise SystemExit(3)"),
+             task("c", touch("c"), after=[1]), task("d", touch("d"), after=[0])]
+    with pytest.raises(SystemExit) as stopped:
+        side_by_side(tasks, 2, lambda index, seconds: ended.append(index))
+    message = str(stopped.value)
+    assert message.startswith("failed: ") and "raise SystemExit(3)" in message and str(tmp_path / "b.log") in message
+    assert str(tmp_path / "c") in message and str(tmp_path / "d") not in message  # c: what it needs failed
+    assert sorted(ended) == [0, 3]
+    assert (tmp_path / "a").exists() and (tmp_path / "d").exists() and not (tmp_path / "c").exists()
+    printed = capsys.readouterr().out
+    assert "broken" in printed and "not run, a command it needs failed" in printed
+    assert (tmp_path / "b.log").read_text() == "broken\n"
