@@ -35,10 +35,10 @@ whose folder holds ``metrics.json`` is kept; one cut off resumes from its last c
 top of its folder). ``--jobs N`` runs N processes at once (a GPU is shared: e5-small leaves most of
 it idle): the members' fits, the Track C rank averages, and each unit's scoring once its members
 are trained, each with its output in a log beside its folder; the commands and choices are those
-of a run without it, but for the Track C members' resume checkpoints, which are not saved. ``OUT/study.json`` gathers
-every result, ``OUT/tables.md`` the tables of benchmarks/RESULTS.md; ``--write-results`` stores
-them in benchmarks/results.json, and, once every labelled Track A language (and Czech) is done,
-the report's best fine-tuned figures.
+of a run without it, but for the Track C members' resume checkpoints, which are not saved.
+``OUT/study.json`` gathers every result, ``OUT/tables.md`` the tables of benchmarks/RESULTS.md;
+``--write-results`` stores them in benchmarks/results.json, and, once every labelled Track A
+language (and Czech) is done, the report's best fine-tuned figures.
 
     python scripts/train_semrel_2024_languages.py [--track a] [--language kin] [--czech]
     python scripts/train_semrel_2024_languages.py --model e5-small=tiny-bert --max-steps 2 \\
@@ -213,6 +213,32 @@ def grid_record(folder: Path, wall: float | None) -> dict:
             "wall_seconds": None if wall is None else round(wall, 1)}
 
 
+@dataclass(frozen=True)
+class MemberSpec:
+    """One member a unit trains: its folder name under ``unit.members`` and its ``semrel fit``
+    settings (``choose_on``: the config whose dev split chooses the epoch; None: the last)."""
+
+    name: str
+    encoder: str
+    learning_rate: str
+    epochs: int
+    choose_on: str | None
+
+
+def member_specs(unit: Unit) -> list[MemberSpec]:
+    """Track A: every encoder at every rate of :data:`GRID_A`, the epoch chosen on the language's
+    dev; Track C: each encoder at its :data:`SETTINGS_C` rate."""
+    if unit.track == "A":
+        return [MemberSpec(f"{e}-lr{rate}", e, rate, EPOCHS_A, unit.language) for e, rates in GRID_A.items()
+                for rate in rates]
+    return [MemberSpec(e, e, rate, EPOCHS_C, None) for e, rate in SETTINGS_C.items()]
+
+
+def czech_unit(out: Path) -> Unit:
+    """Czech News STS, scored by the Track C members trained on config :data:`SHARED`."""
+    return Unit("C", "czech", out / "czech", SHARED, out / "track-c" / f"train-{SHARED}")
+
+
 def seconds_file(unit: Unit) -> Path:
     return unit.members / "seconds.json"
 
@@ -232,14 +258,13 @@ def track_a(study: Study, unit: Unit) -> dict:
     from semrel.trainers.stacking import cross_fitted, stack_inputs
 
     grid, chosen = {}, {}
-    for encoder, rates in GRID_A.items():
-        for rate in rates:
-            name = f"{encoder}-lr{rate}"
-            folder = unit.members / name
-            wall = remember(unit, name, study.fit(folder, unit.train, encoder, rate, EPOCHS_A,
-                                                  unit.language))
-            grid[name] = {"encoder": encoder, "learning_rate": float(rate), "epochs": EPOCHS_A,
-                          **grid_record(folder, wall)}
+    for m in member_specs(unit):
+        folder = unit.members / m.name
+        wall = remember(unit, m.name, study.fit(folder, unit.train, m.encoder, m.learning_rate, m.epochs,
+                                                m.choose_on))
+        grid[m.name] = {"encoder": m.encoder, "learning_rate": float(m.learning_rate), "epochs": m.epochs,
+                        **grid_record(folder, wall)}
+    for encoder in GRID_A:
         tried = [n for n in grid if grid[n]["encoder"] == encoder]
         chosen[encoder] = max(tried, key=lambda n: grid[n]["dev_kept"] if grid[n]["dev_kept"]
                               is not None else -2.0)
@@ -285,20 +310,21 @@ def finish(study: Study, unit: Unit, trained: dict) -> dict:
 
 def track_c_members(study: Study, unit: Unit) -> dict:
     members = {}
-    for encoder, rate in SETTINGS_C.items():
-        folder = unit.members / encoder
-        wall = remember(unit, encoder, study.fit(folder, unit.train, encoder, rate, EPOCHS_C, None))
-        members[encoder] = {"learning_rate": float(rate), "epochs": EPOCHS_C,
-                            **grid_record(folder, wall)}
-    track_c_rank(unit)
+    for m in member_specs(unit):
+        folder = unit.members / m.name
+        wall = remember(unit, m.name, study.fit(folder, unit.train, m.encoder, m.learning_rate, m.epochs,
+                                                m.choose_on))
+        members[m.name] = {"learning_rate": float(m.learning_rate), "epochs": m.epochs,
+                           **grid_record(folder, wall)}
+    if not (unit.members / "rank" / "semrel_ensemble.json").is_file():
+        cli.run_logged(*rank_argv(unit))
     return {"members": members}
 
 
-def track_c_rank(unit: Unit) -> None:
-    """The rank average of a Track C unit's two members, unless it is there."""
-    if not (unit.members / "rank" / "semrel_ensemble.json").is_file():
-        cli.run_logged("ensemble", "--method", "rank", "--member", str(unit.members / "bi"),
-                       "--member", str(unit.members / "cross"), "--output", str(unit.members / "rank"))
+def rank_argv(unit: Unit) -> tuple[str, ...]:
+    """The ``semrel ensemble`` arguments of a Track C unit's rank average of its two members."""
+    return ("ensemble", "--method", "rank", "--member", str(unit.members / "bi"), "--member",
+            str(unit.members / "cross"), "--output", str(unit.members / "rank"))
 
 
 @dataclass(frozen=True)
@@ -361,14 +387,14 @@ def side_by_side(tasks: list[Task], jobs: int, ended_well=lambda index, seconds:
         raise SystemExit("failed: " + "; ".join(broken))
 
 
-def run_side_by_side(args, study: Study, chosen: list[Unit], czech_unit: Unit | None) -> None:
+def run_side_by_side(args, study: Study, chosen: list[Unit], czech: Unit | None) -> None:
     """Every unfinished unit of ``chosen`` as processes, ``args.jobs`` at a time on one GPU: each
     member still to train a ``semrel fit`` (a shared one once, its wall seconds recorded as
     :meth:`Study.fit` records them), each Track C rank average a ``semrel ensemble``, and each unit
     this script for that unit alone, started once its members are there (earlier units first).
     Track C members save no resume checkpoints here (1.4 GB each for e5-small, and minutes of GPU
     to train again); a member that chooses its epoch keeps its best and latest as always.
-    ``czech_unit``: the Czech members to train too (scored afterwards, in this process)."""
+    ``czech``: the Czech unit, whose members to train too (scored afterwards, in this process)."""
     semrel = (sys.executable, "-m", "semrel")
     options = ["--output", str(args.output), "--precision", args.precision]
     options += [a for name, folder in args.model for a in ("--model", f"{name}={folder}")]
@@ -381,30 +407,25 @@ def run_side_by_side(args, study: Study, chosen: list[Unit], czech_unit: Unit | 
             tasks.append(task)
         return made[folder]
 
-    for unit in chosen + ([czech_unit] if czech_unit else []):
+    for unit in chosen + ([czech] if czech else []):
         if (unit.folder / "result.json").is_file():
             continue
-        if unit.track == "A":
-            specs = [(f"{e}-lr{rate}", e, rate, EPOCHS_A, unit.language) for e, rates in GRID_A.items()
-                     for rate in rates]
-        else:
-            specs = [(e, e, rate, EPOCHS_C, None) for e, rate in SETTINGS_C.items()]
         needs = []
-        for name, encoder, rate, epochs, choose_on in specs:
-            folder = unit.members / name
+        for m in member_specs(unit):
+            folder = unit.members / m.name
             if not (folder / "metrics.json").is_file():
-                argv = study.fit_argv(folder, unit.train, encoder, rate, epochs, choose_on, resumable=False)
-                needs.append(task_for(folder, Task((*semrel, *argv), folder.with_name(f"{name}.log"))))
-                members[made[folder]] = (unit, name, folder)
+                argv = study.fit_argv(folder, unit.train, m.encoder, m.learning_rate, m.epochs, m.choose_on,
+                                      resumable=False)
+                needs.append(task_for(folder, Task((*semrel, *argv), folder.with_name(f"{m.name}.log"))))
+                members[made[folder]] = (unit, m.name, folder)
         if unit.track == "C" and not (unit.members / "rank" / "semrel_ensemble.json").is_file():
-            argv = ("ensemble", "--method", "rank", "--member", str(unit.members / "bi"), "--member",
-                    str(unit.members / "cross"), "--output", str(unit.members / "rank"))
-            needs = [task_for(unit.members / "rank", Task((*semrel, *argv), unit.members / "rank.log",
+            needs = [task_for(unit.members / "rank", Task((*semrel, *rank_argv(unit)), unit.members / "rank.log",
                                                            tuple(needs)))]
-        if unit is not czech_unit:
+        if unit is not czech:
             argv = (sys.executable, str(Path(__file__).resolve()), "--track", unit.track.lower(),
                     "--language", unit.language, *options)
             task_for(unit.folder, Task(argv, unit.folder / "score.log", tuple(needs), echo=True))
+
     def member_trained(index: int, seconds: float) -> None:
         if index in members:
             unit, name, folder = members[index]
@@ -447,8 +468,7 @@ def czech_result(study: Study, out: Path) -> dict:
     if result_path.is_file():
         print(f"kept: {result_path.parent} is finished", flush=True)
         return json.loads(result_path.read_text())
-    shared = Unit("C", "czech", out / "czech", SHARED, out / "track-c" / f"train-{SHARED}")
-    track_c_members(study, shared)
+    track_c_members(study, czech_unit(out))
     result = czech(out)
     write_whole(result_path, json.dumps(result, indent=1), "output")
     return result
@@ -496,8 +516,9 @@ def main(argv=None) -> None:
                          "CPU only with AVX512-BF16 or AMX)")
     ap.add_argument("--max-steps", type=cli.at_least(1), help="smoke runs: stop each member after N steps")
     ap.add_argument("--jobs", type=cli.at_least(1), default=1, metavar="N",
-                    help="train N members at once, and then score N languages at once, each in its own "
-                         "process (one GPU shared; default 1: one after another in this process)")
+                    help="run N processes at once (one GPU shared): members' fits, and each language's "
+                         "scoring once its members are trained (default 1: one after another in this "
+                         "process)")
     ap.add_argument("--machine", default="2-core CPU", help="the machine class RESULTS.md names "
                     "(--write-results)")
     ap.add_argument("--write-results", action="store_true",
@@ -511,8 +532,7 @@ def main(argv=None) -> None:
     out = args.output
     chosen = units(out, tracks, languages)
     if args.jobs > 1:
-        czech_unit = Unit("C", "czech", out / "czech", SHARED, out / "track-c" / f"train-{SHARED}")
-        run_side_by_side(args, study, chosen, czech_unit if args.czech else None)
+        run_side_by_side(args, study, chosen, czech_unit(out) if args.czech else None)
     results = [run_unit(study, unit) for unit in chosen]
     record = {"command": shlex.join(["python", "scripts/train_semrel_2024_languages.py", *sys.argv[1:]]),
               "machine": f"{platform.node()} ({os.cpu_count()} CPUs)", "precision": args.precision,

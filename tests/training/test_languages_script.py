@@ -22,17 +22,32 @@ def commands(stdout: str) -> list[str]:
     return [line for line in stdout.splitlines() if line.startswith("$ semrel")]
 
 
+def study_env(mirror, tmp_path) -> dict:
+    return {**os.environ, "SEMREL_MIRROR": str(mirror), "HF_HOME": str(tmp_path / "hf")}
+
+
+def smoke_run(mirror, tmp_path, out, *options):
+    """The script on kin with a tiny model for 2 steps per member, as a user runs it (a subprocess
+    from another directory): a function that runs it again, and this first run, which succeeded."""
+    model = tiny_encoder(tmp_path / "tiny-bert")
+    env = study_env(mirror, tmp_path)
+    argv = [sys.executable, str(SCRIPT), "--model", f"e5-small={model}", "--max-steps", "2",
+            "--precision", "fp32", "--language", "kin", *options, "--output", str(out)]
+
+    def run():
+        return subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=3600)
+
+    done = run()
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return run, done
+
+
 @pytest.mark.slow
 def test_one_language_and_one_target_train_choose_on_dev_and_score_test_officially(mirror, tmp_path):
     from scripts.train_semrel_2024_languages import RESULTS_KEY, store
 
-    model = tiny_encoder(tmp_path / "tiny-bert")
     out = tmp_path / "study"
-    env = {**os.environ, "SEMREL_MIRROR": str(mirror), "HF_HOME": str(tmp_path / "hf")}
-    argv = [sys.executable, str(SCRIPT), "--model", f"e5-small={model}", "--max-steps", "2",
-            "--precision", "fp32", "--language", "kin", "--czech", "--output", str(out)]
-    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=3600)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    run, done = smoke_run(mirror, tmp_path, out, "--czech")
     ran = commands(done.stdout)
     fits = [c for c in ran if c.split()[2] == "fit"]
     assert [f.split("--config ")[1].split()[0] for f in fits] == ["kin"] * 4 + ["cross-lingual-kin"] * 2 + ["all"] * 2
@@ -65,8 +80,8 @@ def test_one_language_and_one_target_train_choose_on_dev_and_score_test_official
     # the test figure is what the official evaluation command says of the final model's file
     final = out / "track-a" / "kin" / "predictions" / f"{kin['final']}.test.csv"
     evaluated = subprocess.run([sys.executable, "-m", "semrel", "evaluate", str(final), "--language", "kin",
-                                "--split", "test", "--json"], cwd=tmp_path, env=env, capture_output=True,
-                               text=True, timeout=600)
+                                "--split", "test", "--json"], cwd=tmp_path, env=study_env(mirror, tmp_path),
+                               capture_output=True, text=True, timeout=600)
     assert evaluated.returncode == 0, evaluated.stderr
     [row] = json.loads(evaluated.stdout)
     assert row["pairs"] == 222 and round(row["spearman"], 4) == kin["test"][kin["final"]]
@@ -82,7 +97,7 @@ def test_one_language_and_one_target_train_choose_on_dev_and_score_test_official
     assert tables.count("| kin |") == 3 and "| MSE lower bound" in tables
 
     # run again: every finished language and member is kept, nothing trains
-    again = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=3600)
+    again = run()
     assert again.returncode == 0, again.stderr[-3000:]
     assert "$ semrel fit" not in again.stdout
     assert again.stdout.count(" is finished") == 3  # kin in Track A and in Track C, and Czech
@@ -131,13 +146,8 @@ def test_results_page_shows_the_study_of_results_json():
 
 @pytest.mark.slow
 def test_jobs_run_the_same_study_as_processes_side_by_side(mirror, tmp_path):
-    model = tiny_encoder(tmp_path / "tiny-bert")
     out = tmp_path / "study"
-    env = {**os.environ, "SEMREL_MIRROR": str(mirror), "HF_HOME": str(tmp_path / "hf")}
-    argv = [sys.executable, str(SCRIPT), "--model", f"e5-small={model}", "--max-steps", "2",
-            "--precision", "fp32", "--language", "kin", "--jobs", "2", "--output", str(out)]
-    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=3600)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    run, done = smoke_run(mirror, tmp_path, out, "--jobs", "2")
     fits = [c for c in commands(done.stdout) if c.split()[2] == "fit"]
     members = {"track-a/kin/bi-lr2e-5", "track-a/kin/bi-lr5e-5", "track-a/kin/cross-lr2e-5",
                "track-a/kin/cross-lr5e-5", "track-c/train-kin/bi", "track-c/train-kin/cross"}
@@ -160,7 +170,7 @@ def test_jobs_run_the_same_study_as_processes_side_by_side(mirror, tmp_path):
     assert all(m["wall_seconds"] > 0 for m in target["members"].values())
     assert set(target["test"]) == {"bi", "cross", "dice", "rank"}
 
-    again = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=3600)
+    again = run()
     assert again.returncode == 0, again.stderr[-3000:]
     assert "$ semrel" not in again.stdout and again.stdout.count(" is finished") == 2
 
