@@ -119,6 +119,7 @@ def test_one_language_and_one_target_train_choose_on_dev_and_score_test_official
     (["--language", "xyz"], "argument --language: must be one of afr, amh, arb, arq, ary, eng, esp, hau, hin, "
                             "ind, kin, mar, pan, tel, not 'xyz'"),
     (["--track", "b"], "argument --track: invalid choice: 'b' (choose from 'a', 'c')"),
+    (["--jobs", "0"], "argument --jobs: must be an integer >= 1, not '0'"),
     (["--max-steps", "2", "--write-results"], "--write-results: a smoke run (--max-steps, --model) measures "
                                               "nothing to store"),
 ])
