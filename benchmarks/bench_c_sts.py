@@ -232,8 +232,10 @@ class Study:
         if how not in ZERO_SHOT:
             raise SystemExit(f"unknown zero-shot candidate {spec!r}: one of "
                              f"{', '.join(f'{h}@MODEL' for h in ZERO_SHOT)}")
+        import torch
+
         encoder = build_model("bi", self.model_path(model), conditional=how == "zeroshot-pair")
-        encoder.eval()
+        encoder.to("cuda" if torch.cuda.is_available() else "cpu").eval()
         start = time.perf_counter()
         scored = {}
         for split in ("dev", SCORED):
