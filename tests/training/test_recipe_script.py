@@ -1,6 +1,7 @@
 """scripts/train_semrel_2024_recipe.py, the SemRel-2024 English recipe written out as semrel
 commands: a smoke run with a tiny model on the real SemRel-2024 English files (train 5,500, dev
-250, test 2,600 without labels), as a user runs it (a subprocess from another directory)."""
+250, test 2,600 without labels), as a user runs it (a subprocess from another directory); then
+benchmarks/bench_english_stacks.py on its output."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from project import REPO
 from trainer_fixtures import tiny_encoder
 
 SCRIPT = REPO / "scripts" / "train_semrel_2024_recipe.py"
+STACKS = REPO / "benchmarks" / "bench_english_stacks.py"
 
 
 @pytest.mark.slow
@@ -56,6 +58,23 @@ def test_the_recipe_trains_members_on_eng_train_and_writes_a_scored_ensemble(mir
     assert evaluated.returncode == 0, evaluated.stderr
     [row] = json.loads(evaluated.stdout)
     assert row["pairs"] == 250 and row["spearman"] == pytest.approx(scores["eng_dev.csv"], abs=1e-12)
+
+    # the stacks study reads the members' dev predictions and the recipe's file: nothing trains
+    stacks = subprocess.run([sys.executable, str(STACKS), "--recipe", str(out), "--record", str(tmp_path / "r.json")],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert stacks.returncode == 0, stacks.stdout[-3000:] + stacks.stderr[-3000:]
+    assert "$ semrel" not in stacks.stdout
+    entry = json.loads((tmp_path / "r.json").read_text())["semrel_2024_english_stacks"]
+    assert entry["n"] == 250
+    assert [m["spearman"] for m in entry["members"].values()] == pytest.approx(
+        [scores["bi-minilm/selection_predictions.json"], scores["cross-mpnet/selection_predictions.json"]], abs=1e-4)
+    assert entry["rank average (the recipe)"]["spearman"] == pytest.approx(scores["eng_dev.csv"], abs=1e-4)
+    rank = entry["rank average (the recipe)"]["spearman"]
+    for name, stack in entry["stacks (cross-fitted on dev)"].items():
+        low, high = stack["ci"]
+        assert low <= stack["spearman"] <= high, name
+        assert stack["versus_rank"]["difference"] == pytest.approx(stack["spearman"] - rank, abs=2e-4), name
+    assert list(entry["stacks (cross-fitted on dev)"]) == ["ridge", "ridge + Dice", "gbm + Dice"]
 
     # run again: finished members are kept, not trained again
     again = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)

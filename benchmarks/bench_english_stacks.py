@@ -1,0 +1,106 @@
+"""Rank average against learned stacks over the SemRel-2024 English recipe's members, on eng dev
+(250 pairs). Nothing is trained: the members' dev predictions at their kept epoch are read.
+
+The figures:
+- each member's dev Spearman;
+- the recipe's rank average (its ``eng_dev.csv``, written by ``scripts/train_semrel_2024_recipe.py``);
+- learned stacks fit on dev only: ridge on the members' scores, ridge with Dice as a feature, and
+  gradient boosting with Dice. UAlberta's winning stack was XGBoost with Dice; ``gbm`` is
+  scikit-learn's histogram gradient boosting. A stack's figure on its own fit rows measures
+  nothing, so its dev figure is cross-fitted (:func:`semrel.trainers.stacking.cross_fitted`):
+  5 shuffled folds, each row predicted by the stack fit on the other four.
+
+Every figure has its 95 % interval (paired bootstrap, 1,000 resamples, seed 0). Each stack is
+compared with the rank average pairwise (:func:`semrel.metrics.compare.compare_correlations`):
+stack − rank with its paired-bootstrap interval, and Williams' p for Pearson. The members chose
+their epochs on this dev split, so every figure here is optimistic for it.
+
+``--member DIR`` (repeat) replaces the recipe's two members. ``--record FILE`` writes the entry
+:data:`KEY`.
+
+    python benchmarks/bench_english_stacks.py --recipe runs/semrel-2024-recipe --record benchmarks/results.json
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from semrel import cli
+
+KEY = "semrel_2024_english_stacks"
+MEMBERS = ("bi-minilm", "cross-mpnet")  # scripts/train_semrel_2024_recipe.py's member folders
+STACKS = {"ridge": ("ridge", ()), "ridge + Dice": ("ridge", ("dice",)), "gbm + Dice": ("gbm", ("dice",))}
+FOLDS = 5
+
+
+def interval(predictions, labels) -> dict:
+    from semrel.metrics.correlation_intervals import correlation_intervals
+
+    s = correlation_intervals(predictions, labels).spearman
+    return {"spearman": round(s.value, 4), "ci": [round(s.interval.low, 4), round(s.interval.high, 4)]}
+
+
+def versus(predictions, reference, labels) -> dict:
+    from semrel.metrics.compare import compare_correlations
+
+    c = compare_correlations(predictions, reference, labels)
+    d = c.spearman_difference
+    return {"difference": round(d.value, 4), "ci": [round(d.interval.low, 4), round(d.interval.high, 4)],
+            "bootstrap_p": round(c.spearman_p_value, 4), "williams_p": round(c.williams.p_value, 4)}
+
+
+def recipe_dev(path: Path, ids: list) -> np.ndarray:
+    """The recipe's ``PairID,Pred_Score`` dev file, in the members' row order."""
+    from semrel.metrics.submission import read_predictions
+
+    scores = read_predictions(path)
+    by_id = dict(zip(scores.ids, scores.scores, strict=True))
+    missing = [i for i in ids if str(i) not in by_id]
+    if missing or len(by_id) != len(ids):
+        raise SystemExit(f"{path}: its pairs are not the members' dev pairs (e.g. {missing[:1]})")
+    return np.array([by_id[str(i)] for i in ids])
+
+
+def main(argv=None) -> None:
+    from semrel.trainers.run_folder import load_run
+    from semrel.trainers.stacking import cross_fitted, stack_inputs
+
+    ap = cli.Parser(prog="bench_english_stacks.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--recipe", type=Path, default=Path("runs/semrel-2024-recipe"),
+                    help="the recipe script's output folder (its members and eng_dev.csv)")
+    ap.add_argument("--member", action="append", type=Path, default=[], metavar="DIR",
+                    help="a member's run folder, fit with eng dev as its dev split (repeat; default: "
+                         "the recipe's two)")
+    ap.add_argument("--record", type=Path, metavar="FILE", help=f"write the {KEY!r} entry into FILE")
+    args = ap.parse_args(argv)
+    members = args.member or [args.recipe / m for m in MEMBERS]
+    rows = {features: stack_inputs(members, features=features) for features in {f for _, f in STACKS.values()}}
+    plain = rows[()]
+    labels = plain.labels
+    ids = load_run(members[0], "selection_predictions.json").ids
+    result = {"members": {str(m): interval(plain.scores[:, i], labels) for i, m in enumerate(members)}}
+    rank = recipe_dev(args.recipe / "eng_dev.csv", ids)
+    result["rank average (the recipe)"] = interval(rank, labels)
+    stacks = {}
+    for name, (learner, features) in STACKS.items():
+        predicted = cross_fitted(rows[features], learner, features=features, folds=FOLDS)
+        stacks[name] = {**interval(predicted, labels), "versus_rank": versus(predicted, rank, labels)}
+    result["stacks (cross-fitted on dev)"] = stacks
+    record = {"command": shlex.join(["python", "benchmarks/bench_english_stacks.py", *(argv or sys.argv[1:])]),
+              "n": int(labels.size), "folds": FOLDS, **result}
+    print(json.dumps(record, indent=1))
+    if args.record:
+        from semrel.publishing.results import store
+
+        if not args.record.is_file():
+            args.record.write_text("{\n}\n", encoding="utf-8")
+        store(KEY, record, args.record)
+
+
+if __name__ == "__main__":
+    main()
