@@ -57,22 +57,17 @@ def dev_predictions(model: Path, path: Path) -> Path:
 
 
 def compare(augmented: Path, plain: Path) -> dict:
-    """Spearman of each file on eng dev and the paired comparison, augmented − plain."""
-    from semrel.dataset_scripts.semrel_2024.evaluation import evaluate_file, gold
+    """Spearman of each file on eng dev (the official alignment: every dev pair once, no other)
+    and the paired comparison, augmented − plain."""
+    from semrel.dataset_scripts.semrel_2024.evaluation import gold
     from semrel.metrics.compare import compare_correlations
-    from semrel.metrics.submission import read_predictions
+    from semrel.metrics.submission import align, read_predictions
 
     reference, _ = gold("eng", "validation")
-    scores = [read_predictions(p) for p in (augmented, plain)]
-    order = {pair_id: i for i, pair_id in enumerate(reference.ids)}
-    aligned = []
-    for s in scores:
-        by_id = dict(zip(s.ids, s.scores, strict=True))
-        aligned.append([by_id[i] for i in sorted(order, key=order.get)])
-    c = compare_correlations(aligned[0], aligned[1], reference.scores)
+    c = compare_correlations(*(align(read_predictions(p), reference) for p in (augmented, plain)),
+                             reference.scores)
     d = c.spearman_difference
-    return {"dev_spearman": {"augmented": round(evaluate_file(augmented, "eng", "validation")["eng"].spearman, 4),
-                             "plain": round(evaluate_file(plain, "eng", "validation")["eng"].spearman, 4)},
+    return {"dev_spearman": {"augmented": round(c.spearman1, 4), "plain": round(c.spearman2, 4)},
             "difference": round(d.value, 4), "difference_ci": [round(d.interval.low, 4), round(d.interval.high, 4)],
             "bootstrap_p": round(c.spearman_p_value, 4), "williams_p": round(c.williams.p_value, 4), "n": c.n}
 
@@ -118,8 +113,6 @@ def main(argv=None) -> None:
     if args.record:
         from semrel.publishing.results import store
 
-        if not args.record.is_file():
-            args.record.write_text("{\n}\n", encoding="utf-8")
         store(KEY, record, args.record)
 
 

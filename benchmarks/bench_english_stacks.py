@@ -54,16 +54,16 @@ def versus(predictions, reference, labels) -> dict:
             "bootstrap_p": round(c.spearman_p_value, 4), "williams_p": round(c.williams.p_value, 4)}
 
 
-def recipe_dev(path: Path, ids: list) -> np.ndarray:
-    """The recipe's ``PairID,Pred_Score`` dev file, in the members' row order."""
-    from semrel.metrics.submission import read_predictions
+def recipe_dev(path: Path, members: Path, ids: list, labels) -> np.ndarray:
+    """The recipe's ``PairID,Pred_Score`` dev file in the members' row order (``members`` names
+    them in errors): every one of their pairs once, no other."""
+    from semrel.metrics.errors import DataValidationError
+    from semrel.metrics.submission import IdScores, align, read_predictions
 
-    scores = read_predictions(path)
-    by_id = dict(zip(scores.ids, scores.scores, strict=True))
-    missing = [i for i in ids if str(i) not in by_id]
-    if missing or len(by_id) != len(ids):
-        raise SystemExit(f"{path}: its pairs are not the members' dev pairs (e.g. {missing[:1]})")
-    return np.array([by_id[str(i)] for i in ids])
+    try:
+        return align(read_predictions(path), IdScores(str(members), ids, labels))
+    except DataValidationError as error:
+        raise SystemExit(str(error)) from None
 
 
 def main(argv=None) -> None:
@@ -84,7 +84,7 @@ def main(argv=None) -> None:
     labels = plain.labels
     ids = load_run(members[0], "selection_predictions.json").ids
     result = {"members": {str(m): interval(plain.scores[:, i], labels) for i, m in enumerate(members)}}
-    rank = recipe_dev(args.recipe / "eng_dev.csv", ids)
+    rank = recipe_dev(args.recipe / "eng_dev.csv", members[0], ids, labels)
     result["rank average (the recipe)"] = interval(rank, labels)
     stacks = {}
     for name, (learner, features) in STACKS.items():
@@ -97,8 +97,6 @@ def main(argv=None) -> None:
     if args.record:
         from semrel.publishing.results import store
 
-        if not args.record.is_file():
-            args.record.write_text("{\n}\n", encoding="utf-8")
         store(KEY, record, args.record)
 
 

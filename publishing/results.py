@@ -43,9 +43,10 @@ def _spans(text: str, where: str) -> tuple[dict[str, tuple[int, int]], int]:
 
 def store(key: str, value, path: str | Path = RESULTS) -> None:
     """``value`` under the top-level ``key`` of the results file (appended when new), indented as
-    the file is (two spaces), every other key's text unchanged; written whole."""
+    the file is (two spaces), every other key's text unchanged; written whole. A file that is not
+    there yet is an empty object."""
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8") if path.is_file() else "{\n}\n"
     spans, closing = _spans(text, str(path))
     body = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
     if key in spans:

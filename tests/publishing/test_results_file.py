@@ -48,6 +48,10 @@ def test_a_new_key_is_appended_and_an_empty_object_takes_one(results, tmp_path):
     empty.write_text("{}\n")
     store("k", [1], empty)
     assert json.loads(empty.read_text()) == {"k": [1]}
+    missing = tmp_path / "new" / "results.json"
+    missing.parent.mkdir()
+    store("k", [1], missing)
+    assert json.loads(missing.read_text()) == {"k": [1]}
     empty.write_text("[1, 2]\n")
     with pytest.raises(ValueError, match="must hold one JSON object"):
         store("k", 1, empty)
