@@ -162,6 +162,12 @@ def _metrics(facts: CardFacts) -> str:
     if result is None:
         return (f"Not evaluated: saved from a `PairTrainer` after training on `{facts.train_name}` "
                 "(`semrel fit` evaluates the model and adds its figures here).")
+    splits = result.options.get("train_splits", "train")
+    if not result.eval_split and splits != "train":
+        return (f"Not evaluated: trained on {result.train_pairs} pairs, the splits `{splits}` of "
+                f"`{facts.data.name}`, and no split it did not train on has gold scores. A figure "
+                "on the splits it learnt from would measure nothing; the run that chose this "
+                "recipe's settings on a held-out split gives its expected quality.")
     if not result.eval_split:
         return (f"Not evaluated: trained on all {result.train_pairs} pairs of `{facts.data.name}` "
                 "(it has no validation or test split); see the CV of the same recipe for its "
@@ -200,7 +206,8 @@ def _data_section(facts: CardFacts) -> str:
     lo, hi = data.score_range
     return (f"- dataset: `{data.name}`; native score range [{lo:g}, {hi:g}], labels scaled to [0, 1] as\n"
             f"  (score - {lo:g}) / ({hi:g} - {lo:g}){hub_note}\n"
-            f"- train pairs: {pairs}; evaluation split `{result.eval_split}`\n"
+            f"- train pairs: {pairs}, the split(s) `{result.options.get('train_splits', 'train')}`; "
+            f"evaluation split: {f'`{result.eval_split}`' if result.eval_split else 'none'}\n"
             f"- omitted tied condition groups (`on_invalid=\"omit\"`): {omitted}")
 
 

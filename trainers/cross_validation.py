@@ -14,7 +14,7 @@ from semrel.metrics.text_numbers import INTEGER, ascii_number
 
 from .arguments import PairTrainingArguments, recorded_options
 from .combination import cv_ensemble
-from .fitting import FitResult, eval_split_name, fit, model_ref, with_output
+from .fitting import FitResult, eval_split_name, fit, model_ref, train_split_names, with_output
 from .options import CV_FAMILIES as FAMILIES
 from .options import OPTIONS
 from .run_folder import finish_run, load_run, prepare_output
@@ -50,7 +50,9 @@ def cross_validate(dataset: str, family: str, model_path, args: PairTrainingArgu
         run["eval_data"] = eval_data.name
     folds = {config: load_pairs(dataset, config, **load_kwargs) for config in configs}
     for data in folds.values():
-        check_selection(data, eval_data, args, held_out=eval_split_name(data.splits))
+        trained = train_split_names(data, args.train_splits)
+        check_selection(data, eval_data, args, held_out=eval_split_name(data.splits, trained),
+                        trained=trained)
     prepare_output(output_dir, run, overwrite=overwrite)
     results = {config: fit(data, ref, with_output(args, output_dir / config),
                            eval_data=eval_data) for config, data in folds.items()}

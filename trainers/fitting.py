@@ -1,4 +1,4 @@
-"""Fit one run: train an encoder on the ``train`` split of any pair dataset
+"""Fit one run: train an encoder on the ``train`` split (or ``train_splits``) of any pair dataset
 (:class:`~semrel.dataset_scripts.pairs.PairData`), evaluate it, save it with its card, figures and
 predictions in its run folder (:mod:`~trainers.run_folder`).
 
@@ -14,6 +14,7 @@ import os
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+import datasets
 import numpy as np
 
 from semrel.dataset_scripts.pairs import PairData
@@ -93,13 +94,30 @@ def run_fingerprint(data: PairData, model: ModelRef | str | os.PathLike,
     return {"data": data.name, "model": named, "options": recorded_options(args)}
 
 
-def eval_split_name(splits) -> str | None:
-    """``validation`` when the dataset has one, else ``test``; ``None`` when it has neither (a
-    final model trained on all the data is not evaluated)."""
+def eval_split_name(splits, trained=("train",)) -> str | None:
+    """The split a run is scored on: ``validation`` when the dataset has one and the run does
+    not train on it, else ``test`` (likewise); ``None`` when there is neither (a final model
+    trained on all the data is not evaluated), or when that split has no gold score in any row
+    (a test whose labels are held back is predicted afterwards, ``semrel predict``)."""
     for name in ("validation", "test"):
-        if name in splits:
-            return name
+        if name in splits and name not in trained:
+            rows = splits[name]
+            unlabelled = "score" in rows.column_names and all(s is None for s in rows["score"])
+            return None if unlabelled else name
     return None
+
+
+def train_split_names(data: PairData, train_splits: str = "train") -> list[str]:
+    """The splits ``train_splits`` (``train`` or names joined by ``+``) names, each one of
+    ``data``'s; a ValueError names the first that is not."""
+    names = train_splits.split("+")
+    for name in names:
+        if name not in data.splits and train_splits == "train":
+            raise ValueError(f"{data.name}: no train split to fit on (splits: {list(data.splits)})")
+        if name not in data.splits:
+            raise ParameterError("train_splits", train_splits, f"{data.name} has no {name} split to "
+                                 f"fit on (splits: {list(data.splits)})")
+    return names
 
 
 def with_output(args: PairTrainingArguments, output_dir) -> PairTrainingArguments:
@@ -133,9 +151,10 @@ def fit(data: PairData, model_path: str | os.PathLike | ModelRef, args: PairTrai
     """Train ``args.encoder`` from the model ``model_path`` (a packaged name, a folder, a Hub
     model id ``namespace/name[@revision]`` or a resolved
     :class:`~trainers.model_ref.ModelRef`; the transformer it starts from is
-    :func:`~trainers.starting_point.starting_folder`'s) on the ``train`` split,
-    evaluate on :func:`eval_split_name`, save model + model card + figures + the hashes of
-    the pairs it trained and chose on (:mod:`~trainers.run_folder.seen`) in the run
+    :func:`~trainers.starting_point.starting_folder`'s) on the ``train`` split (or
+    the splits ``args.train_splits`` names, e.g. ``train+validation``), evaluate on
+    :func:`eval_split_name`, save model + model card + figures + the hashes of the pairs it
+    trained and chose on (:mod:`~trainers.run_folder.seen`) in the run
     folder ``args.output_dir`` (the Trainer's checkpoints, e.g. with ``save_strategy="steps"``,
     in its ``checkpoints``).
 
@@ -160,8 +179,9 @@ def fit(data: PairData, model_path: str | os.PathLike | ModelRef, args: PairTrai
         else args.resume_from_checkpoint
     ref = model_ref(model_path)
     start = starting_folder(ref, args.encoder, "model_path")
-    eval_name = eval_split_name(data.splits)
-    check_selection(data, eval_data, args, held_out=eval_name)
+    trained = train_split_names(data, args.train_splits)
+    eval_name = eval_split_name(data.splits, trained)
+    check_selection(data, eval_data, args, held_out=eval_name, trained=trained)
     run = run_fingerprint(data, ref, args)
     if eval_data is not None:
         run["eval_data"] = eval_data.name
@@ -170,10 +190,9 @@ def fit(data: PairData, model_path: str | os.PathLike | ModelRef, args: PairTrai
         check_output(output_dir, run, resume=resume, overwrite=overwrite, as_recorded=stored_options)
     if resume and resume is not True and resume != "last":
         check_checkpoint_run(resume, run, as_recorded=stored_options)
-    if "train" not in data.splits:
-        raise ValueError(f"{data.name}: no train split to fit on (splits: {list(data.splits)})")
-    train_name = f"{data.name}/train"
-    train = prepare_pairs(data.splits["train"], data.score_range, where=train_name)
+    train_name = f"{data.name}/{args.train_splits}"
+    train = datasets.concatenate_datasets([
+        prepare_pairs(data.splits[s], data.score_range, where=f"{data.name}/{s}") for s in trained])
     evaluation = None if eval_name is None else prepare_pairs(  # its gold scores, before training
         data.splits[eval_name], data.score_range, where=f"{data.name}/{eval_name}")
     dev_rows = None if eval_data is None else prepare_pairs(eval_data.rows, data.score_range,
@@ -232,7 +251,7 @@ def fit(data: PairData, model_path: str | os.PathLike | ModelRef, args: PairTrai
                                    base_model=base_model(ref, start))
         model.save_pretrained(output_dir)  # with its card
         write_metrics(output_dir, finite_or_null(asdict(result)))
-        write_seen_pairs(output_dir, [seen_part("train", data.name, "train", data.splits["train"])]
+        write_seen_pairs(output_dir, [seen_part("train", data.name, s, data.splits[s]) for s in trained]
                          + ([] if eval_data is None else [seen_part("selection", eval_data.data.name,
                                                                     eval_data.split, eval_data.rows)]))
         if eval_name is not None:

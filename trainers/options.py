@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -50,6 +51,13 @@ def _number(v) -> bool:
 
 def _integer(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _split_names(v) -> bool:
+    """``train`` or split names joined by ``+`` (``train+validation``), each once."""
+    names = v.split("+") if isinstance(v, str) else []
+    return bool(names) and all(re.fullmatch(r"[\w.-]+", n) for n in names) \
+        and len(set(names)) == len(names)
 
 
 def _one_of(values: tuple, why: str = "") -> Rule:
@@ -121,6 +129,11 @@ OPTIONS: tuple[Option, ...] = (  # kinds and losses as registered in trainers.mo
                  "must be a fraction of the steps in [0, 1) or a step count >= 1")),
     Option("weight_decay", "weight_decay", 0.01, "AdamW weight decay",
            rule=((lambda v: _number(v) and v >= 0), "must be a number >= 0")),
+    Option("train_splits", "train_splits", "train",
+           "splits to train on, joined by + (train+validation: a final model once every choice "
+           "is made; a split trained on is neither evaluated nor chosen on)",
+           rule=(_split_names, "must be split names joined by + (e.g. train+validation), each "
+                               "once")),
     Option("seed", "seed", 42, "seed of the new head weights, data order and dropout",
            rule=(_integer, "must be an integer")),
     Option("max_steps", "max_steps", -1, "stop after this many steps (-1: train for --epochs)",

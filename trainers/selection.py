@@ -122,13 +122,15 @@ def load_dev(dataset, config: str = "default", split: str | None = None, *, scor
     return dev_split(data, split)
 
 
-def check_selection(data, dev: DevSplit | None, args, held_out: str | None = None) -> None:
+def check_selection(data, dev: DevSplit | None, args, held_out: str | None = None,
+                    trained=("train",)) -> None:
     """What :func:`~trainers.fitting.fit` checks before training with ``dev`` (or without):
     evaluation on and a metric the evaluation computes, in the direction that is better for
     it; the dev data on the training data's native score range and, where the run is scored on
     ``data``'s ``test`` split (``held_out``), not that split (the same name, or the same pairs in
     the same order; a run scored on ``validation`` may choose on it, and its figure is then a dev
-    figure); ``load_best_model_at_end`` only with dev data."""
+    figure), nor a split it trains on (``trained``); ``load_best_model_at_end`` only with dev
+    data."""
     if dev is None:
         if getattr(args, "load_best_model_at_end", False):
             raise ParameterError("load_best_model_at_end", True, "needs eval_data (the dev split "
@@ -154,6 +156,12 @@ def check_selection(data, dev: DevSplit | None, args, held_out: str | None = Non
                              "scored on (reported as held out): a checkpoint chosen on it makes "
                              "that figure optimistic; choose on other pairs ({eval_dataset}, "
                              "{eval_config}, {eval_split})")
+    for split in trained:
+        if split in data.splits and _same_split(dev, data, split):
+            raise ParameterError("eval_split", dev.split, f"{dev.name} is {data.name}/{split}, "
+                                 f"which this run trains on (train_splits={'+'.join(trained)}): "
+                                 "a checkpoint chosen on training pairs is not chosen; fix the "
+                                 "epochs instead (no eval_dataset) or choose on other pairs")
 
 
 def _same_split(dev: DevSplit, data, split: str) -> bool:

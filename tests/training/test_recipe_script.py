@@ -75,6 +75,19 @@ def test_the_recipe_trains_members_on_eng_train_and_writes_a_scored_ensemble(mir
         assert low <= stack["spearman"] <= high, name
         assert stack["versus_rank"]["difference"] == pytest.approx(stack["spearman"] - rank, abs=2e-4), name
     assert list(entry["stacks (cross-fitted on dev)"]) == ["ridge", "ridge + Dice", "gbm + Dice"]
+    assert "rank average of these members" not in entry
+
+    # other members (here the same two, listed the other way round): their own rank average,
+    # built with `semrel ensemble`, beside the recipe's: the same two members give its figure
+    swapped = [a for m in ("cross-mpnet", "bi-minilm") for a in ("--member", str(out / m))]
+    stacks = subprocess.run([sys.executable, str(STACKS), "--recipe", str(out), *swapped, "--out", str(tmp_path / "b"),
+                             "--record", str(tmp_path / "r.json")],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert stacks.returncode == 0, stacks.stdout[-3000:] + stacks.stderr[-3000:]
+    assert "$ semrel ensemble --method rank --member" in stacks.stdout
+    mine = json.loads((tmp_path / "r.json").read_text())["semrel_2024_english_stacks"]["rank average of these members"]
+    assert mine["spearman"] == pytest.approx(rank, abs=1e-4)
+    assert mine["versus_rank"]["difference"] == pytest.approx(0, abs=1e-4)
 
     # run again: finished members are kept, not trained again
     again = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)
