@@ -68,6 +68,29 @@ def recipe_dev(path: Path, members: Path, ids: list, labels) -> np.ndarray:
         raise SystemExit(str(error)) from None
 
 
+def markdown(entry: dict) -> str:
+    """The entry as the table of benchmarks/RESULTS.md: each member, the recipe's rank average,
+    the --member set's own rank average where measured, each stack; the difference to the
+    recipe's rank average with its interval and p."""
+    def cell(fig: dict) -> str:
+        low, high = fig["ci"]
+        return f"{fig['spearman']:.4f} [{low:.4f}, {high:.4f}]"
+
+    def diff(fig: dict) -> str:
+        d = fig["versus_rank"]
+        low, high = d["ci"]
+        return f"{d['difference']:+.4f} [{low:+.4f}, {high:+.4f}] (p = {d['bootstrap_p']:.3f})".replace("-", "−")
+
+    rows = [(f"member `{Path(m).name}`", cell(f), "") for m, f in entry["members"].items()]
+    rows.append(("**rank average (the recipe)**", cell(entry["rank average (the recipe)"]), "0"))
+    if "rank average of these members" in entry:
+        mine = entry["rank average of these members"]
+        rows.append(("rank average of these members", cell(mine), diff(mine)))
+    rows += [(f"stack: {name}", cell(f), diff(f)) for name, f in entry["stacks (cross-fitted on dev)"].items()]
+    head = ["| | eng dev Spearman [95 % CI] | − the recipe's rank average [95 % CI] |", "|---|---|---|"]
+    return "\n".join(head + [f"| {a} | {b} | {c} |" for a, b, c in rows])
+
+
 def members_rank(members: list[Path], out: Path) -> Path:
     """``semrel ensemble --method rank`` of ``members`` in ``out/ensemble``, and its eng dev
     predictions (``semrel predict``) in ``out/eng_dev.csv``."""

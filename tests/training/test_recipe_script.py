@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from scipy.stats import rankdata
 
 from project import REPO
 from trainer_fixtures import tiny_encoder
@@ -95,6 +96,34 @@ def test_the_recipe_trains_members_on_eng_train_and_writes_a_scored_ensemble(mir
     assert again.stdout.count("kept: ") == 2 and "$ semrel fit" not in again.stdout
     assert json.loads((out / "recipe.json").read_text())["seconds"]["bi-minilm"] is None
 
+    # a second cross-encoder seed, then the final members on eng train + dev, epochs as kept on dev
+    final = subprocess.run([*argv, "--cross-seeds", "42", "43", "--final"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=1200)
+    assert final.returncode == 0, final.stdout[-3000:] + final.stderr[-3000:]
+    fits = [line for line in final.stdout.splitlines() if line.startswith("$ semrel fit")]
+    assert len(fits) == 4 and "--seed 43" in fits[0] and "cross-mpnet-seed43" in fits[0]
+    record = json.loads((out / "recipe.json").read_text())
+    assert list(record["members"]) == ["bi-minilm", "cross-mpnet", "cross-mpnet-seed43"]
+    assert set(record["eng_dev_spearman"]) == {f"{m}/selection_predictions.json" for m in record["members"]} | {
+        "eng_dev.csv"}
+    for line, (name, member) in zip(fits[1:], record["final"]["members"].items(), strict=True):
+        kept = json.loads((out / name / "metrics.json").read_text())["selection"]["kept"]["epoch"]
+        assert f"--epochs {kept:g}" in line and "--train-splits train+validation" in line, line
+        assert "--eval-dataset" not in line and " ".join(member["flags"]) + " --precision" in line, line
+        seen = json.loads((out / "final" / name / "seen_pairs.json").read_text())["parts"]
+        assert [(p["role"], p["split"]) for p in seen] == [("train", "train"), ("train", "validation")]
+        assert json.loads((out / "final" / name / "metrics.json").read_text())["eval_split"] is None
+    columns = []
+    for name in record["final"]["members"]:
+        with open(out / "final" / f"eng_test-{name}.csv", newline="") as f:
+            columns.append({r["PairID"]: float(r["Pred_Score"]) for r in csv.DictReader(f)})
+    with open(out / "final" / "eng_test.csv", newline="") as f:
+        combined = {r["PairID"]: float(r["Pred_Score"]) for r in csv.DictReader(f)}
+    assert len(combined) == 2600 and set(combined) == set(columns[0])
+    ids = sorted(combined)
+    ranks = [(rankdata([c[i] for i in ids]) - 1) / 2599 for c in columns]
+    assert [combined[i] for i in ids] == pytest.approx(list(sum(ranks) / 3), abs=1e-9)
+
 
 @pytest.mark.parametrize("args, words", [
     (["--model", "mpnet"], "argument --model: must be NAME=DIR with NAME one of minilm, mpnet, not 'mpnet'"),
@@ -102,6 +131,8 @@ def test_the_recipe_trains_members_on_eng_train_and_writes_a_scored_ensemble(mir
                                      "'mpent=tiny-bert'"),
     (["--max-steps", "0"], "argument --max-steps: must be an integer >= 1, not '0'"),
     (["--max-step", "2"], "unrecognized arguments: --max-step 2"),
+    (["--cross-seeds", "42", "42"], "argument --cross-seeds: each seed once, not 42 42"),
+    (["--cross-seeds", "4x"], "argument --cross-seeds: invalid int value: '4x'"),
 ])
 def test_a_mistake_is_one_line_before_anything_runs(args, words, tmp_path):
     done = subprocess.run([sys.executable, str(SCRIPT), *args, "--output", str(tmp_path / "out")],
@@ -109,3 +140,17 @@ def test_a_mistake_is_one_line_before_anything_runs(args, words, tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == f"train_semrel_2024_recipe.py: error: {words} (see train_semrel_2024_recipe.py --help)\n"
     assert not (tmp_path / "out").exists()
+
+
+def test_results_page_shows_the_stack_studies_of_results_json():
+    """benchmarks/RESULTS.md's stack tables are the ones results.json's entries render."""
+    from benchmarks.bench_english_stacks import KEY, markdown
+
+    stored = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))
+    page = (REPO / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    entries = [stored[k] for k in (KEY, "semrel_2024_english_seeds") if k in stored]
+    assert entries, f"no {KEY} entry in results.json"
+    for entry in entries:
+        table = markdown(entry)
+        assert table.count("\n| member `") == len(entry["members"])
+        assert table in page, entry["command"]
