@@ -97,13 +97,20 @@ def run_fingerprint(data: PairData, model: ModelRef | str | os.PathLike,
 def eval_split_name(splits, trained=("train",)) -> str | None:
     """The split a run is scored on: ``validation`` when the dataset has one and the run does
     not train on it, else ``test`` (likewise); ``None`` when there is neither (a final model
-    trained on all the data is not evaluated), or when that split has no gold score in any row
-    (a test whose labels are held back is predicted afterwards, ``semrel predict``)."""
+    trained on all the data is not evaluated), or when the run trains on ``validation`` and the
+    ``test`` it falls back to has no gold score in any row (SemRel-2024 English's held-back
+    test, predicted afterwards by ``semrel predict``). Any other unlabelled split is scored, and
+    so refused by :func:`fit` before training."""
+    passed_over = False
     for name in ("validation", "test"):
-        if name in splits and name not in trained:
-            rows = splits[name]
-            unlabelled = "score" in rows.column_names and all(s is None for s in rows["score"])
-            return None if unlabelled else name
+        if name not in splits:
+            continue
+        if name in trained:
+            passed_over = True
+            continue
+        rows = splits[name]
+        unlabelled = "score" in rows.column_names and all(s is None for s in rows["score"])
+        return None if unlabelled and passed_over else name
     return None
 
 
