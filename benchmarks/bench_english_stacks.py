@@ -126,10 +126,9 @@ def main(argv=None) -> None:
     rank = recipe_dev(args.recipe / "eng_dev.csv", members[0], ids, labels)
     result["rank average (the recipe)"] = interval(rank, labels)
     if [m.resolve() for m in members] != [(args.recipe / m).resolve() for m in MEMBERS]:
-        mine = members_rank(members, args.out)
-        result["rank average of these members"] = {
-            **interval(recipe_dev(mine, members[0], ids, labels), labels),
-            "versus_rank": versus(recipe_dev(mine, members[0], ids, labels), rank, labels)}
+        mine = recipe_dev(members_rank(members, args.out), members[0], ids, labels)
+        result["rank average of these members"] = {**interval(mine, labels),
+                                                    "versus_rank": versus(mine, rank, labels)}
     stacks = {}
     for name, (learner, features) in STACKS.items():
         predicted = cross_fitted(rows[features], learner, features=features, folds=FOLDS)
