@@ -3,7 +3,8 @@
 
 The figures:
 - each member's dev Spearman;
-- the recipe's rank average (its ``eng_dev.csv``, written by ``scripts/train_semrel_2024_recipe.py``);
+- the recipe's rank average (its ``eng_dev.csv``, written by ``scripts/train_semrel_2024_recipe.py``,
+  whose ``recipe.json`` names the member folders);
 - learned stacks fit on dev only: ridge on the members' scores, ridge with Dice as a feature, and
   gradient boosting with Dice. UAlberta's winning stack was XGBoost with Dice; ``gbm`` is
   scikit-learn's histogram gradient boosting. A stack's figure on its own fit rows measures
@@ -15,9 +16,13 @@ compared with the rank average pairwise (:func:`semrel.metrics.compare.compare_c
 stack − rank with its paired-bootstrap interval, and Williams' p for Pearson. The members chose
 their epochs on this dev split, so every figure here is optimistic for it.
 
-``--member DIR`` (repeat) replaces the recipe's two members (e.g. the recipe's plus a second seed
-of cross@mpnet): their own rank average (``semrel ensemble --method rank``, built in ``--out``) is
-then measured too, and compared with the recipe's. ``--record FILE`` writes the entry :data:`KEY` (``--key``: another).
+``--member DIR`` (repeat) replaces the recipe's members (e.g. the recipe's plus a second seed of
+cross@mpnet): their own rank average is then measured too, and compared with the recipe's. It
+ranks each member's dev scores among the 250 dev pairs and averages the ranks
+(:func:`~semrel.trainers.combination.rank_average` without a reference, as the recipe's
+``--final`` does among the test pairs), so only the members' dev predictions are read: a member
+trained on a lent GPU, whose weights stayed there, is measured as well.
+``--record FILE`` writes the entry :data:`KEY` (``--key``: another).
 
     python benchmarks/bench_english_stacks.py --recipe runs/semrel-2024-recipe --record benchmarks/results.json
 """
@@ -26,7 +31,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import shutil
 import sys
 from pathlib import Path
 
@@ -35,7 +39,6 @@ import numpy as np
 from semrel import cli
 
 KEY = "semrel_2024_english_stacks"
-MEMBERS = ("bi-minilm", "cross-mpnet")  # scripts/train_semrel_2024_recipe.py's member folders
 STACKS = {"ridge": ("ridge", ()), "ridge + Dice": ("ridge", ("dice",)), "gbm + Dice": ("gbm", ("dice",))}
 FOLDS = 5
 
@@ -91,15 +94,12 @@ def markdown(entry: dict) -> str:
     return "\n".join(head + [f"| {a} | {b} | {c} |" for a, b, c in rows])
 
 
-def members_rank(members: list[Path], out: Path) -> Path:
-    """``semrel ensemble --method rank`` of ``members`` in ``out/ensemble``, and its eng dev
-    predictions (``semrel predict``) in ``out/eng_dev.csv``."""
-    argv = [a for m in members for a in ("--member", str(m))]
-    shutil.rmtree(out / "ensemble", ignore_errors=True)  # a bench's build folder, rebuilt each run
-    cli.run_logged("ensemble", "--method", "rank", *argv, "--output", str(out / "ensemble"))
-    cli.run_logged("predict", "--dataset", "semrel-2024", "--config", "eng", "--split", "validation",
-                   "--model", str(out / "ensemble"), "--output", str(out / "eng_dev.csv"))
-    return out / "eng_dev.csv"
+def recipe_members(recipe: Path) -> list[Path]:
+    """The member folders of the recipe run in ``recipe`` (its ``recipe.json``)."""
+    record = recipe / "recipe.json"
+    if not record.is_file():
+        raise SystemExit(f"{record}: not found; run scripts/train_semrel_2024_recipe.py --output {recipe} first")
+    return [recipe / name for name in json.loads(record.read_text())["members"]]
 
 
 def main(argv=None) -> None:
@@ -111,13 +111,12 @@ def main(argv=None) -> None:
                     help="the recipe script's output folder (its members and eng_dev.csv)")
     ap.add_argument("--member", action="append", type=Path, default=[], metavar="DIR",
                     help="a member's run folder, fit with eng dev as its dev split (repeat; default: "
-                         "the recipe's two)")
-    ap.add_argument("--out", type=Path, default=Path("build/bench/english-stacks"),
-                    help="where the rank average of --member is built (its ensemble, eng_dev.csv)")
+                         "the recipe's)")
     ap.add_argument("--record", type=Path, metavar="FILE", help="write the entry --key into FILE")
     ap.add_argument("--key", default=KEY, help=f"the entry's key in FILE (default: {KEY})")
     args = ap.parse_args(argv)
-    members = args.member or [args.recipe / m for m in MEMBERS]
+    recipe = recipe_members(args.recipe)
+    members = args.member or recipe
     rows = {features: stack_inputs(members, features=features) for features in {f for _, f in STACKS.values()}}
     plain = rows[()]
     labels = plain.labels
@@ -125,8 +124,10 @@ def main(argv=None) -> None:
     result = {"members": {str(m): interval(plain.scores[:, i], labels) for i, m in enumerate(members)}}
     rank = recipe_dev(args.recipe / "eng_dev.csv", members[0], ids, labels)
     result["rank average (the recipe)"] = interval(rank, labels)
-    if [m.resolve() for m in members] != [(args.recipe / m).resolve() for m in MEMBERS]:
-        mine = recipe_dev(members_rank(members, args.out), members[0], ids, labels)
+    if [m.resolve() for m in members] != [m.resolve() for m in recipe]:
+        from semrel.trainers.combination import rank_average
+
+        mine = rank_average(plain.scores)
         result["rank average of these members"] = {**interval(mine, labels),
                                                     "versus_rank": versus(mine, rank, labels)}
     stacks = {}

@@ -41,6 +41,9 @@ CHOOSE = ["--eval-dataset", "semrel-2024", "--eval-config", "eng", "--eval-split
 MEMBERS = {  # folder: (model name, semrel fit flags); the study's finalists
     "bi-minilm": ("minilm", ["--encoder", "bi", "--epochs", "1", "--learning-rate", "1e-5"]),
     "cross-mpnet": ("mpnet", ["--encoder", "cross", "--epochs", "4", "--learning-rate", "4e-5"]),
+    # UAlberta's bi-encoder schedule (SemEval-2024 Task 1 winner): cosine loss, 32 epochs
+    "bi-mpnet": ("mpnet", ["--encoder", "bi", "--epochs", "32", "--learning-rate", "5e-5",
+                           "--batch-size", "32"]),
 }
 SEEDED = "cross-mpnet"  # the member --cross-seeds repeats
 DEFAULT_SEED = 42  # semrel fit's
@@ -159,11 +162,6 @@ def final(out: Path, chosen_in: Path, chosen: dict, models: dict, precision: str
     average would rank against (it trained on dev), so each member's test scores are ranked
     among the 2,600 test pairs themselves (:func:`~semrel.trainers.combination.rank_average`
     without a reference): a file for the whole test set, as the task scores it."""
-    import numpy as np
-
-    from semrel.metrics.submission import align, read_predictions, write_predictions
-    from semrel.trainers.combination import rank_average
-
     record = {"members": {}, "seconds": {}}
     for name, (model, flags) in chosen.items():
         flags = final_flags(flags, kept_epochs(chosen_in / name)) + FINAL
@@ -175,13 +173,23 @@ def final(out: Path, chosen_in: Path, chosen: dict, models: dict, precision: str
     for name, file in zip(chosen, files, strict=True):
         record["seconds"]["predict test"] += cli.run_logged(
             "predict", *DATA, "--split", "test", "--model", str(out / name), "--output", str(file))
-    first = read_predictions(files[0])
-    ids = first.ids
-    columns = [align(read_predictions(file), first) for file in files]  # in the first's id order
-    write_predictions(out / "eng_test.csv", ids, rank_average(np.column_stack(columns)))
-    print(f"rank average of {len(chosen)} final members among the {len(ids)} test pairs -> "
-          f"{out / 'eng_test.csv'}", flush=True)
+    write_rank_average(files, out / "eng_test.csv")
     return record
+
+
+def write_rank_average(files: list[Path], output: Path) -> None:
+    """The rank average of ``PairID,Pred_Score`` files over the pairs they score (each file's
+    scores ranked among those pairs, :func:`~semrel.trainers.combination.rank_average` without a
+    reference) as one such file, in the first file's order; every file must score the same pairs."""
+    import numpy as np
+
+    from semrel.metrics.submission import align, read_predictions, write_predictions
+    from semrel.trainers.combination import rank_average
+
+    first = read_predictions(files[0])
+    columns = [align(read_predictions(file), first) for file in files]  # in the first's id order
+    write_predictions(output, first.ids, rank_average(np.column_stack(columns)))
+    print(f"rank average of {len(files)} files among the {len(first.ids)} pairs -> {output}", flush=True)
 
 
 def dev_spearman(path: Path) -> float:
