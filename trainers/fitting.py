@@ -101,16 +101,12 @@ def eval_split_name(splits, trained=("train",)) -> str | None:
     ``test`` it falls back to has no gold score in any row (SemRel-2024 English's held-back
     test, predicted afterwards by ``semrel predict``). Any other unlabelled split is scored, and
     so refused by :func:`fit` before training."""
-    passed_over = False
+    trained_on_validation = "validation" in splits and "validation" in trained
     for name in ("validation", "test"):
-        if name not in splits:
-            continue
-        if name in trained:
-            passed_over = True
-            continue
-        rows = splits[name]
-        unlabelled = "score" in rows.column_names and all(s is None for s in rows["score"])
-        return None if unlabelled and passed_over else name
+        if name in splits and name not in trained:
+            rows = splits[name]
+            unlabelled = "score" in rows.column_names and all(s is None for s in rows["score"])
+            return None if unlabelled and trained_on_validation else name
     return None
 
 

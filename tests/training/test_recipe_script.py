@@ -163,3 +163,13 @@ def test_results_page_shows_the_stack_studies_of_results_json():
         table = markdown(entry)
         assert table.count("\n| member `") == len(entry["members"])
         assert table in page, entry["command"]
+
+
+def test_the_stacks_bench_names_the_missing_recipe_run(tmp_path):
+    """Without the recipe script's record, the stacks study says which file and how to make it."""
+    done = subprocess.run([sys.executable, str(STACKS), "--recipe", str(tmp_path / "none")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    record = tmp_path / "none" / "recipe.json"
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (f"{record}: not found; run scripts/train_semrel_2024_recipe.py --output "
+                           f"{tmp_path / 'none'} first\n")
