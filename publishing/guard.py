@@ -134,12 +134,23 @@ def scan_parquet(path: Path, regex: str) -> list[str]:
     return found
 
 
+def unreadable_parquet(exc: BaseException) -> str:
+    """Why a Parquet file cannot be read (pyarrow's first line), in the words of a push refusal."""
+    why = (str(exc).strip().splitlines() or [""])[0]
+    return (f"is no readable Parquet file ({type(exc).__name__}: {why}): damaged after the build? "
+            "build it again (`semrel verify` compares a build with its upstream files)")
+
+
 def scan_file(path: Path, regex: str) -> list[str]:
-    """What in one file looks like a raw WorkerId (any text file, or a Parquet file)."""
+    """What in one file looks like a raw WorkerId (any text file, or a Parquet file: one that
+    pyarrow cannot read is named so)."""
     path = Path(path)
     data = path.read_bytes()
-    if data[:4] == b"PAR1":
-        return scan_parquet(path, regex)
+    if data[:4] == b"PAR1" or path.suffix == ".parquet":
+        try:
+            return scan_parquet(path, regex)
+        except (OSError, ValueError) as exc:  # ArrowInvalid; a damaged footer: UnicodeDecodeError
+            return [unreadable_parquet(exc)]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

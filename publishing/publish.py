@@ -44,8 +44,15 @@ from huggingface_hub.utils import HFValidationError, filter_repo_objects, valida
 from semrel.dataset_scripts.registry import REGISTRY, get_spec
 from semrel.trainers.run_folder import WEIGHT_FILES, run_data
 
-from .export import verify_folder
-from .guard import raw_worker_ids, scan_files, scan_gold_labels, scan_local_paths, scan_recorded
+from .export import data_files, fingerprint_problems, verify_folder
+from .guard import (
+    raw_worker_ids,
+    scan_files,
+    scan_gold_labels,
+    scan_local_paths,
+    scan_recorded,
+    unreadable_parquet,
+)
 from .hub_vocabulary import check_card
 from .spaces import check_space, metric_names
 from .staging import held_back, labels_may_go, stage_card_only, stage_model, stage_space, trained_on
@@ -205,8 +212,9 @@ def check(artefacts: list[Artefact], namespace: str | None = None, *, mirror=Non
             found += [p.replace(f"{a.folder / 'README.md'}", "README.md")
                       for p in check_card(a.folder / "README.md",
                                           "model" if a.kind == "model" else "dataset")]
-        if a.kind == "dataset" and not fetch:
+        if a.kind == "dataset" and not fetch:  # each file's bytes against its name's sha256 still
             unchecked.append(f"dataset {a.name} against its upstream files")
+            found += [p for config in data_files(a.folder) for p in fingerprint_problems(a.folder, config)]
         elif a.kind == "dataset":
             try:
                 found += [f"verification failed: {p}" for p in verify_folder(
@@ -234,8 +242,13 @@ def _card_only_problems(a: Artefact, built: Path) -> list[str]:
     card = (a.folder / "README.md").read_text(encoding="utf-8")
     texts = set()
     for path in built.rglob("*.parquet"):
-        names = [c for c in ROW_COLUMNS if c in pq.read_schema(path).names]
-        for column in pq.read_table(path, columns=names).columns:
+        try:
+            names = [c for c in ROW_COLUMNS if c in pq.read_schema(path).names]
+            columns = pq.read_table(path, columns=names).columns
+        except (OSError, ValueError) as exc:  # ArrowInvalid; a damaged footer: UnicodeDecodeError
+            problems.append(f"{path}: {unreadable_parquet(exc)}")
+            continue
+        for column in columns:
             texts.update(column.to_pylist())
     quoted = sorted(t for t in texts if t and len(t) >= 12 and len(t.split()) >= 3 and t in card)
     if quoted:

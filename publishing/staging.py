@@ -135,6 +135,12 @@ def _inside(name) -> str | None:
     return None if path.is_absolute() or ".." in path.parts else path.as_posix()
 
 
+def _members_inside(folder: Path) -> list[str]:
+    """The members an ensemble folder's ``semrel_ensemble.json`` names inside it (copied folders)."""
+    members = (_read(Path(folder) / ENSEMBLE) or {}).get("members")
+    return [m for m in map(_inside, members if isinstance(members, list) else []) if m]
+
+
 def _model_repo_files(folder: Path) -> list[str]:
     """The files of one model folder that a model repo needs (see the tables above)."""
     index = _read(folder / SAFETENSORS_INDEX) or {}
@@ -155,16 +161,18 @@ def model_files(folder: Path) -> list[str]:
     folder = Path(folder)
     if not (folder / ENSEMBLE).is_file():
         return _model_repo_files(folder)
-    members = (_read(folder / ENSEMBLE) or {}).get("members")
-    inside = [m for m in map(_inside, members if isinstance(members, list) else []) if m]
     return sorted({ENSEMBLE, *[CARD] * (folder / CARD).is_file(),
-                   *(f"{m}/{f}" for m in inside if (folder / m).is_dir() for f in _model_repo_files(folder / m))})
+                   *(f"{m}/{f}" for m in _members_inside(folder) if (folder / m).is_dir()
+                     for f in _model_repo_files(folder / m))})
 
 
 def trained_on(folder: Path) -> str | None:
     """The semrel dataset id a model folder was trained on
-    (:func:`~semrel.trainers.run_folder.run_data`), or None for other folders and data."""
+    (:func:`~semrel.trainers.run_folder.run_data`; an ensemble: that of its first member that
+    records one, the data every trained member shares), or None for other folders and data."""
     data = run_data(folder)
+    if data is None and (Path(folder) / ENSEMBLE).is_file():
+        data = next(filter(None, (run_data(Path(folder) / m) for m in _members_inside(folder))), None)
     return registered_id(data) if data else None
 
 
@@ -227,9 +235,10 @@ def stage_model(folder: Path, dest: Path, *, repo_id: str | None = None,
     if (dest / CARD).is_file():
         card = ModelCard.load(dest / CARD)
         notes = []
-        if dataset_repo and not card.data.datasets:
-            card.data.datasets = [dataset_repo]
-            notes.append(f"datasets: [{dataset_repo}]")
+        known = list(card.data.datasets or [])  # an ensemble's: its members' (a packaged model's too)
+        if dataset_repo and dataset_repo not in known and (not known or (folder / ENSEMBLE).is_file()):
+            card.data.datasets = [*known, dataset_repo]
+            notes.append(f"datasets: [{', '.join(card.data.datasets)}]")
         if repo_id and SNIPPET_PATH.search(card.text):
             card.text = SNIPPET_PATH.sub(f"from huggingface_hub import snapshot_download\n"
                                          f'path = snapshot_download("{repo_id}")  # this model, from the Hub',

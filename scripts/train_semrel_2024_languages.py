@@ -151,22 +151,29 @@ def drop_checkpoints(folder: Path) -> None:
         shutil.rmtree(checkpoint)  # the kept model is the folder's own
 
 
-def load(config: str):
+def load(config: str, dataset: str = "semrel-2024"):
     from semrel.dataset_scripts.pairs import load_pairs
 
-    return load_pairs("semrel-2024", config)
+    return load_pairs(dataset, config)
 
 
-def labelled(data, split: str) -> bool:
-    return None not in data.splits[split]["score"]
+def check_data(ap, todo: list[Unit]) -> None:
+    """Load what the unfinished units read (sha256-checked) first: a missing file is one line naming it."""
+    from semrel.dataset_scripts.errors import DataValidationError, SourceError
+
+    try:
+        for dataset, config in dict.fromkeys(r for u in todo for r in (("semrel-2024", u.train), (
+                "czech-news-sts", "free") if u.language == "czech" else ("semrel-2024", u.config))):
+            load(config, dataset)
+    except (SourceError, DataValidationError) as exc:
+        ap.exit(2, f"{ap.prog}: error: {(str(exc).strip().splitlines() or [type(exc).__name__])[0]}\n")
 
 
 def evaluate(files: dict[str, Path], config: str, split: str) -> dict[str, float]:
     """``semrel evaluate`` of each file against ``config``'s ``split``: Spearman by name."""
     names = list(files)
     argv = ["evaluate", *(str(files[n]) for n in names), "--split", split, "--json"]
-    for _ in names:
-        argv += ["--language", config]
+    argv += ["--language", config] * len(names)
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
         seconds = cli.run_logged(*argv)
@@ -239,13 +246,9 @@ def czech_unit(out: Path) -> Unit:
     return Unit("C", "czech", out / "czech", SHARED, out / "track-c" / f"train-{SHARED}")
 
 
-def seconds_file(unit: Unit) -> Path:
-    return unit.members / "seconds.json"
-
-
 def remember(unit: Unit, name: str, seconds: float | None) -> float | None:
     """The wall seconds of a member's fit across invocations (a kept member: the recorded ones)."""
-    path = seconds_file(unit)
+    path = unit.members / "seconds.json"
     known = json.loads(path.read_text()) if path.is_file() else {}
     if seconds is not None:
         known[name] = round(seconds, 1)
@@ -297,13 +300,12 @@ def finish(study: Study, unit: Unit, trained: dict) -> dict:
     else:
         candidates, final = {}, "rank"
     files[final] = {"test": predict(unit, unit.members / final, "test", final)}
-    test = {}
-    if labelled(data, "test"):
-        test = evaluate({n: f["test"] for n, f in files.items()}, unit.config, "test")
+    labelled = None not in data.splits["test"]["score"]
+    test = evaluate({n: f["test"] for n, f in files.items()}, unit.config, "test") if labelled else {}
     official = ({"labse": LABSE.get(unit.language), "best": BEST.get(unit.language)} if unit.track == "A"
                 else {"labse_cross": LABSE_CROSS.get(unit.language)})
     return {"track": unit.track, "language": unit.language, "config": unit.config, "trained_on": unit.train,
-            "pairs": {s: len(data.splits[s]) for s in data.splits}, "test_labelled": labelled(data, "test"),
+            "pairs": {s: len(data.splits[s]) for s in data.splits}, "test_labelled": labelled,
             **trained, "dev": dev, "candidates_dev": candidates, "final": final,
             "test": test, "official": official}
 
@@ -438,13 +440,12 @@ def run_side_by_side(args, study: Study, chosen: list[Unit], czech: Unit | None)
 def czech(out: Path) -> dict:
     """The ``all`` Track C members and their rank average on Czech News STS's free test."""
     from semrel.dataset_scripts.czech_news_sts.paper import PAPER_FINE_TUNED, PAPER_INTER
-    from semrel.dataset_scripts.pairs import load_pairs
     from semrel.metrics.lower_bound import mse_lower_bound
     from semrel.trainers.ensemble import Ensemble
     from semrel.trainers.models import PairEncoder
     from semrel.trainers.trainer import similarity_scores
 
-    rows = load_pairs("czech-news-sts", "free").splits["test"]
+    rows = load("free", "czech-news-sts").splits["test"]
     gold = np.asarray(rows["score"], dtype=np.float64)
     folder = out / "track-c" / f"train-{SHARED}"
     scores = {}
@@ -527,10 +528,12 @@ def main(argv=None) -> None:
     if args.write_results and (args.max_steps is not None or args.model):
         ap.error("--write-results: a smoke run (--max-steps, --model) measures nothing to store")
     tracks = args.track or ["a", "c"]
-    languages = set(args.language or TRACK_A + TRACK_C)
-    study = Study(args)
-    out = args.output
-    chosen = units(out, tracks, languages)
+    study, out = Study(args), args.output
+    chosen = units(out, tracks, set(args.language or TRACK_A + TRACK_C))
+    if lost := sorted(set(args.language or ()) - {u.language for u in chosen}):  # none of its tracks asked for
+        ap.error(f"--language {lost[0]}: {lost[0]} has no Track {tracks[0].upper()} (it is in Track "
+                 f"{'A' if lost[0] in TRACK_A else 'C'} only)")
+    check_data(ap, [u for u in chosen + [czech_unit(out)] * args.czech if not (u.folder / "result.json").is_file()])
     if args.jobs > 1:
         run_side_by_side(args, study, chosen, czech_unit(out) if args.czech else None)
     results = [run_unit(study, unit) for unit in chosen]
@@ -562,10 +565,6 @@ def _gap(value, reference) -> str:
     return "" if value is None or reference is None else f"{value - reference:+.3f}"
 
 
-def _seconds(record: dict) -> str:
-    return f"{record['train_seconds']:,.0f}"
-
-
 def markdown(record: dict) -> str:
     """The tables of benchmarks/RESULTS.md: Track A test, Track A dev and choices, Track C, Czech."""
     parts = []
@@ -586,13 +585,14 @@ def markdown(record: dict) -> str:
                  "training s per grid member |", "|---" * 9 + "|"]
         for lang, r in record["track_a"].items():
             grid, dev, chosen = r["grid"], r["dev"], r["chosen"]
+            seconds = ", ".join(f"{n} {g['train_seconds']:,.0f}" for n, g in grid.items())
             picked = [f"{grid[chosen[e]]['learning_rate']:g}, {grid[chosen[e]]['kept_epoch']:g}"
                       for e in ("bi", "cross")]
             lines.append(f"| {lang} | {r['pairs']['train']:,} | {r['pairs']['validation']:,} | "
                          f"{picked[0]} | {picked[1]} | "
                          + " / ".join(_cell(dev.get(n)) for n in ("bi", "cross", "char-ridge", "dice"))
                          + f" | {_cell(r['candidates_dev']['rank'])} / {_cell(r['candidates_dev']['ridge'])} | "
-                         f"{r['final']} | " + ", ".join(f"{n} {_seconds(g)}" for n, g in grid.items()) + " |")
+                         f"{r['final']} | {seconds} |")
         parts.append("\n".join(lines))
     if record["track_c"]:
         lines = ["| target | trained on | test pairs | bi | cross | Dice | **rank average** | "
@@ -605,7 +605,7 @@ def markdown(record: dict) -> str:
                          + " | ".join(_cell(test.get(n)) for n in ("bi", "cross", "dice"))
                          + f" | {_bold(final)} | {_cell(labse, 2)} | {_gap(final, labse)} | "
                          f"{_cell(r['dev'].get('rank'))} | "
-                         + " / ".join(_seconds(r["members"][e]) for e in ("bi", "cross")) + " |")
+                         + " / ".join(f"{r['members'][e]['train_seconds']:,.0f}" for e in ("bi", "cross")) + " |")
         parts.append("\n".join(lines))
     if record.get("czech"):
         c = record["czech"]

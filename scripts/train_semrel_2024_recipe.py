@@ -111,7 +111,7 @@ def main(argv=None) -> None:
                          "CPUs with AVX512-BF16 or AMX)")
     ap.add_argument("--max-steps", type=cli.at_least(1), help="smoke runs: stop each member "
                                                               "after N steps")
-    ap.add_argument("--cross-seeds", type=int, nargs="+", default=[DEFAULT_SEED], metavar="SEED",
+    ap.add_argument("--cross-seeds", type=cli.integer, nargs="+", default=[DEFAULT_SEED], metavar="SEED",
                     help="train the cross-encoder once per seed, each a member")
     ap.add_argument("--final", action="store_true",
                     help="then retrain every member on eng train + dev for the epochs it kept, and "

@@ -157,6 +157,12 @@ def _started_from(result) -> str:
     return f"\nStarted from a local folder ({what})."
 
 
+def _splits(options: dict) -> str:
+    """The split(s) a run trained on, in words: "the `train` split", "the splits `train+validation`"."""
+    splits = options.get("train_splits", "train")
+    return f"the splits `{splits}`" if "+" in splits else f"the `{splits}` split"
+
+
 def _metrics(facts: CardFacts) -> str:
     result = facts.result
     if result is None:
@@ -255,7 +261,7 @@ def write_model_card(output_dir: Path, model) -> Path:
 # {model.kind}-encoder fine-tuned on {name}
 
 {type(model).description}; {pooling}{', conditional' if model.conditional else ''}.{prompt}
-Trained with `semrel` (semrel) on the `train` split, objective `{options['objective']}`.{_started_from(result)}
+Trained with `semrel` (semrel) on {_splits(options)}, objective `{options['objective']}`.{_started_from(result)}
 
 ## Usage
 {loads}

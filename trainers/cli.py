@@ -42,6 +42,7 @@ from .cli_flags import (
     add_selection_flags,
     add_training_flags,
     command,
+    data_dirs,
     flag,
     training_arguments,
 )
@@ -148,12 +149,11 @@ def _starting_model(spec: str, args, values: dict):
     """fit's and cv's ``--model`` (a ``--member``'s model, trained with ``values``) as a
     :class:`~trainers.model_ref.ModelRef` whose starting transformer
     (:func:`~trainers.starting_point.starting_folder`) is a whole transformer folder."""
-    from .run_folder import check_transformer_folder
     from .starting_point import starting_folder
+    from .token_limits import check_start
 
     ref = _model_ref(spec, args, "name_or_path")
-    start = starting_folder(ref, values["encoder"], "name_or_path")
-    check_transformer_folder(start, "name_or_path")
+    check_start(ref, starting_folder(ref, values["encoder"], "name_or_path"), values)
     return ref
 
 
@@ -181,11 +181,18 @@ def _data(args) -> dict:
             "mirror": (args.mirror or "").split(os.pathsep)}
 
 
-def _check_cache(args) -> None:
+def _check_cache(args):
+    """``--cache-dir`` and, where the command keeps one, the score cache (``--score-cache``, else
+    the default; none with ``--no-score-cache``) as folders to write into; the score cache's."""
     if args.cache_dir is not None:
         from .run_folder import check_output_folder
 
         check_output_folder(args.cache_dir, "cache_dir")
+    if getattr(args, "no_score_cache", True):
+        return None
+    from .scoring.cache import checked_folder
+
+    return checked_folder(args.score_cache, "score_cache")
 
 
 def _member_model(spec: str, model: str, args, values: dict):
@@ -403,13 +410,14 @@ def run_benchmark(args: argparse.Namespace) -> int:
     from semrel.command_line import check_mirror
     from semrel.dataset_scripts.benchmark_sets import select_sets
 
-    from .scoring import check_model_folder
+    from .scoring.limits import check_scored_model
 
     check_mirror(args.mirror)
+    score_cache = _check_cache(args)
     refs = [_model_ref(m, args, "model") for m in args.model]
     seen: dict = {}
     for ref in refs:
-        check_model_folder(ref, "model")
+        check_scored_model(ref, args.max_length)
         where = ref.path.resolve()
         if where in seen:
             raise ParameterError("model", ref.spec, f"is {seen[where]} again: give each model once")
@@ -426,9 +434,10 @@ def run_benchmark(args: argparse.Namespace) -> int:
 
         check_output_folder(args.output, "output")
     sets = select_sets(args.only, mirror=args.mirror, cache_dir=args.cache_dir,
-                       data_dirs=_data_dirs(args.data_dir), password=args.password)
+                       data_dirs=data_dirs(args.data_dir), password=args.password)
     from .benchmark import load_sets
     from .benchmark import run_benchmark as score
+    from .benchmark.cells import unscored
     from .benchmark.report import CARD_HEADING, card_section, table, write_outputs
     from .card import write_section
     from .scoring import load_scorer
@@ -436,7 +445,7 @@ def run_benchmark(args: argparse.Namespace) -> int:
     loaded = load_sets(sets, mirror=args.mirror)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     scorers = [load_scorer(ref, max_length=args.max_length, batch_size=args.batch_size,
-                           cache_dir=_score_cache(args), progress=progress) for ref in refs]
+                           cache_dir=score_cache, progress=progress) for ref in refs]
     try:
         result = score(scorers, loaded, n_resamples=args.resamples)
     except KeyboardInterrupt:
@@ -447,6 +456,9 @@ def run_benchmark(args: argparse.Namespace) -> int:
         for scorer in scorers:
             scorer.close()
     print(table(result))
+    if (why := unscored(result.cells)) is not None:  # nothing written: earlier outputs stay as they were
+        print(f"{args.prog}: error: {why}", file=sys.stderr)
+        return 1
     if args.output is not None:
         for path in write_outputs(result, args.output):
             print(f"-> {path}")
@@ -473,26 +485,6 @@ def _card_model(run: str, refs):
                          "what the card gets")
 
 
-def _data_dirs(values) -> dict[str, str]:
-    """``--data-dir DATASET=DIR`` (repeated) as {dataset: DIR}."""
-    out = {}
-    for value in values or ():
-        name, sep, folder = value.partition("=")
-        if not sep or not name or not folder:
-            raise ParameterError("data_dirs", value, "must be DATASET=DIR (e.g. c-sts=~/csts)")
-        if not Path(folder).expanduser().is_dir():
-            raise ParameterError("data_dirs", value, f"{folder} is not a folder")
-        out[name] = folder
-    return out
-
-
-def _score_cache(args):
-    """The scorers' cache folder of ``--score-cache`` / ``--no-score-cache``."""
-    from .scoring import DEFAULT
-
-    return None if args.no_score_cache else (args.score_cache or DEFAULT)
-
-
 def run_augment(args: argparse.Namespace) -> int:
     """``semrel augment``: the dataset with nearest-neighbour train pairs labelled by
     ``--teacher``, as a dataset folder (:mod:`~trainers.neighbour_pairs`)."""
@@ -507,9 +499,7 @@ def run_augment(args: argparse.Namespace) -> int:
                           folder=True, data=_data(args))
     check_augmented_output(output)
     check_output_folder(output, "output")
-    for parameter in ("score_cache", "cache_dir"):
-        if getattr(args, parameter) is not None:
-            check_output_folder(getattr(args, parameter), parameter)
+    score_cache = _check_cache(args)
     import datasets
 
     from semrel.dataset_scripts.pairs import load_pairs
@@ -518,7 +508,7 @@ def run_augment(args: argparse.Namespace) -> int:
     data = load_pairs(args.dataset, args.config, **_load_kwargs(args))
     augmented = augment(data, neighbours=args.neighbours, teacher=refs["teacher"],
                         embed_model=refs["embed_model"], clip_labels=args.clip_labels,
-                        batch_size=args.batch_size, cache_dir=_score_cache(args),
+                        batch_size=args.batch_size, cache_dir=score_cache,
                         progress=sys.stderr.isatty())
     counts, record = augmented.record["counts"], augmented.record
     print(f"{counts['new_pairs']} new pairs from {counts['sentences']} train sentences (K = "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+from pathlib import Path
 
 from semrel.command_line import UsageError, add_command, at_least, integer, number
 from semrel.metrics.errors import ParameterError
@@ -21,6 +22,12 @@ from .options import MODEL_KINDS, OPTIONS, check_arguments
 from .selection import DEV_SPLITS, METRICS, selection_arguments
 
 ARG_TYPES = {int: integer, float: number}  # ASCII decimal notation, as every semrel command
+# --resamples: 1,000 resamples of 1,000 pairs cost ~0.05 s CPU in a cell's interval, ~0.08 s in a
+# comparison (benchmarks/RESULTS.md, "Correlation intervals: speed"); every set for three models took
+# ~3 min per 1,000 resamples, so the bound is ~5 hours there; memory grows by 8 bytes a resample
+MAX_RESAMPLES = 100_000
+RESAMPLES_COST = (" (about 0.1 s per 1,000 resamples and 1,000 pairs in each cell and comparison; 3 min "
+                  "per 1,000 for every set and three models)")
 # Python parameters a training flag sets beside its option's argument (build_model's `kind`; the
 # workers kept across epochs, see training_arguments)
 ALSO_SET = {"encoder": ("kind",), "num_workers": ("dataloader_persistent_workers",)}
@@ -189,11 +196,25 @@ def add_benchmark_flags(p: argparse.ArgumentParser) -> None:
     add_score_cache_flags(p)
     flag(p, "--batch-size", "batch_size", type=at_least(1), default=64, help="texts per batch")
     flag(p, "--max-length", "max_length", type=at_least(1),
-         help="tokens per text (default: each model's own); longer ones are cut and counted")
-    flag(p, "--resamples", "n_resamples", type=at_least(100), default=1000,
-         help="bootstrap resamples of each interval and comparison")
+         help="tokens per text (default: each model's own); longer ones are cut and counted; one below "
+              "a model's special tokens + 1 token of each text, or above its position embeddings, is refused")
+    flag(p, "--resamples", "n_resamples", type=at_least(100, MAX_RESAMPLES, RESAMPLES_COST), default=1000,
+         help=f"bootstrap resamples of each interval and comparison, at most {MAX_RESAMPLES}{RESAMPLES_COST}")
     flag(p, "--progress", action=argparse.BooleanOptionalAction,
          help="a progress bar per model (default: when stderr is a terminal)")
+
+
+def data_dirs(values) -> dict[str, str]:
+    """``--data-dir DATASET=DIR`` (repeated) as {dataset: DIR}."""
+    out = {}
+    for value in values or ():
+        name, sep, folder = value.partition("=")
+        if not sep or not name or not folder:
+            raise ParameterError("data_dirs", value, "must be DATASET=DIR (e.g. c-sts=~/csts)")
+        if not Path(folder).expanduser().is_dir():
+            raise ParameterError("data_dirs", value, f"{folder} is not a folder")
+        out[name] = folder
+    return out
 
 
 def add_score_cache_flags(p: argparse.ArgumentParser) -> None:

@@ -6,8 +6,9 @@ written by :func:`~trainers.fitting.fit` say which data, split, score range and 
 a model semrel did not train (a packaged name, a sentence-transformers bi-encoder or
 ``CrossEncoder``, a transformers encoder, a Hub model) takes those from them and scores their
 rows (:mod:`~trainers.members`). A saved ensemble folder holds copies of the runs and of local
-folders, references to packaged and Hub models (:mod:`~trainers.members` says why), and a card:
-it can be moved whole. Combining runs of different data, folds or score ranges, or a conditional
+folders, references to packaged and Hub models (:mod:`~trainers.members` says why), and a card
+made from the members' facts (:mod:`~trainers.ensemble_card`): it can be moved whole. Combining
+runs of different data, folds or score ranges, or a conditional
 with an unconditional model, is an error naming the member.
 """
 
@@ -20,7 +21,6 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
-from huggingface_hub import ModelCardData
 
 from semrel.dataset_scripts.folders import replaced_whole
 from semrel.metrics.errors import ParameterError
@@ -28,7 +28,8 @@ from semrel.metrics.output_files import check_output
 
 from .card import write_card
 from .combination import METHODS, StackResult, check_weights, combine, fit_stack, fold_matrix
-from .members import check_conditioning, member_model, origin, resolve_member, saved_name, scored_like
+from .ensemble_card import ensemble_body, ensemble_metadata, member_cards
+from .members import check_conditioning, member_model, resolve_member, saved_name, scored_like
 from .model_ref import ModelRef, resolve_model_ref
 from .models import PairEncoder
 from .run_folder import (
@@ -204,13 +205,13 @@ class Ensemble:
         ensemble there intact; a folder that holds something else, a link, or a folder that
         is, lies in or holds a member is refused
         (:func:`~semrel.metrics.output_files.check_output`)."""
-        path = Path(path)
+        path, models = Path(path), self.models or (None,) * len(self.members)
         check_ensemble_output(path)
         check_output(path, "path", {"members": self.members}, folder=True)
+        metadata, note = ensemble_metadata(member_cards(self.members, models), self.conditional)
         with replaced_whole(path) as staging:
             names = []
-            for i, (member, model) in enumerate(zip(self.members, self.models or (None,) * len(self.members),
-                                                    strict=True)):
+            for i, (member, model) in enumerate(zip(self.members, models, strict=True)):
                 if model is not None and model["source"] != "folder":
                     names.append(saved_name(model))
                     continue
@@ -228,11 +229,11 @@ class Ensemble:
                                                                       self.reference]}
             if self.learned is not None:  # ridge, gbm
                 raw["learned"] = self.learned.to_json()
-            if self.models is not None:
-                raw["models"] = list(self.models)
+            if self.models is not None:  # a copied folder by its name, never a path of this machine
+                raw["models"] = [m if m is None or m["source"] != "folder" else {**m, "spec": Path(m["spec"]).name}
+                                 for m in self.models]
             write_ensemble(staging, raw)
-            write_card(staging, ModelCardData(tags=["semrel", "ensemble", "sentence-similarity"]),
-                       saved.card(staging), "path")
+            write_card(staging, metadata, ensemble_body(saved, staging, path.name, note), "path")
         return path
 
     @classmethod
@@ -254,62 +255,6 @@ class Ensemble:
                    None if reference is None else tuple(tuple(r) for r in reference),
                    None if learned is None else LearnedStack.from_json(learned),
                    None if models is None else tuple(models))
-
-    def card(self, base: Path) -> str:
-        """The model card's body; ``base`` is the folder the (relative) member paths are in."""
-        if self.learned is not None:
-            fit = ", ".join(f"{p['data']}/{p['split']}" for p in self.learned.fit_on)
-            extra = f" and {', '.join(self.learned.features)}" if self.learned.features else ""
-            weights = (tuple(self.learned.state["coef"][:len(self.members)])
-                       if self.method == "ridge" else (float("nan"),) * len(self.members))
-            how = (f"learned stack ({self.method}) of the members' scores{extra}, fit on "
-                   f"{self.learned.n_rows} predictions of pairs the members never trained on "
-                   f"({fit}); scoring those rows with it is refused (weight: ridge coefficient)")
-        elif self.method == "stack":
-            weights = self.stack.weights
-            how = (f"linear stack `{self.stack.intercept:+.4f} + Σ w·score`, weights fit by "
-                   f"non-negative least squares on {self.stack.n_rows} out-of-fold predictions")
-        else:
-            weights = self.weights or (1.0,) * len(self.members)
-            sizes = " / ".join(str(n) for n in sorted({len(r) for r in self.reference or ()}))
-            how = ("rank average: weighted mean of each member's score as its quantile among "
-                   f"{sizes} reference scores of that member (its held-out predictions), so a "
-                   "pair's score does not depend on the pairs scored with it"
-                   if self.reference else "rank average: weighted mean of the members' ranks "
-                   "among the pairs scored together")
-        models = self.models or (None,) * len(self.members)
-        rows = "\n".join(f"| `{m}` | {_described(base / m, model)} | {w:.4f} |"
-                         for m, model, w in zip(self.members, models, weights, strict=True))
-        return f"""# Ensemble of {len(self.members)} pair scorers
-
-Combination: {how}. Score range of the members' data: {list(self.score_range)};
-conditional: {self.conditional}. The members are in this folder (`{MEMBERS}/`), packaged and
-Hub models by name and commit; scores are on the label scale [0, 1] (`predict` below maps them
-to the dataset's range).
-
-| member | kind and origin | weight |
-|---|---|---|
-{rows}
-
-Predict with the semrel code:
-
-```bash
-semrel predict --model ENSEMBLE_DIR --dataset DATASET --output preds.json
-```
-```python
-from semrel.trainers.ensemble import Ensemble
-Ensemble.load("ENSEMBLE_DIR").predict(["a sentence"], ["another sentence"])
-```
-"""
-
-
-def _described(path: Path, model: dict | None) -> str:
-    """A member's kind and origin for the card: a run's encoder and training data, else
-    :func:`~trainers.members.origin`."""
-    if model is not None:
-        return origin(model)
-    facts = member_facts(path)
-    return f"{facts['encoder']}-encoder run of `semrel fit`, trained on {facts['data']}"
 
 
 def _same_facts(paths: list[Path], facts: list[dict], keys) -> None:

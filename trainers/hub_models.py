@@ -43,15 +43,23 @@ TORCH = ("pytorch_model*.bin", f"{TORCH_WEIGHTS}.index.json")  # torch weights, 
 
 
 def hub_model_id(spec: str) -> tuple[str, str | None] | None:
-    """``(repo id, revision or None)`` of ``namespace/name[@revision]``, else None.
+    """``(repo id, revision or None)`` of ``namespace/name[@revision]`` (a repo id as
+    ``huggingface_hub.utils.validate_repo_id`` takes it), else None.
 
     >>> hub_model_id("sentence-transformers/all-MiniLM-L6-v2@c9745ed1")
     ('sentence-transformers/all-MiniLM-L6-v2', 'c9745ed1')
-    >>> hub_model_id("runs/bi"), hub_model_id("a/b/c"), hub_model_id("ns/name@")
-    (('runs/bi', None), None, None)
+    >>> hub_model_id("runs/bi"), hub_model_id("a/b/c"), hub_model_id("ns/name@"), hub_model_id("./bi")
+    (('runs/bi', None), None, None, None)
     """
+    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import validate_repo_id
+
     repo_id, at, revision = spec.partition("@")
     if not HUB_ID.match(repo_id) or (at and not revision.strip()) or revision != revision.strip():
+        return None
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError:
         return None
     return repo_id, revision or None
 

@@ -3,8 +3,11 @@
 ``--model`` (fit, cv, predict, ensemble members, benchmark) takes a packaged name (``minilm``,
 ``mpnet``, ``e5-small``), a local folder, or a Hub model id ``namespace/name[@revision]``
 (fetched into the Hugging Face cache by :func:`~trainers.hub_models.fetch_model`; a local folder
-of the same name wins). The kind is read from the folder's files (:func:`detect_kind`),
-``kind=`` (``--model-kind``) overrides it:
+of the same name wins, and ``namespace/name`` whose ``namespace`` is a local folder is a local
+path: where it is missing, that is said and the Hub is not asked). The kind is read from the
+folder's files (:func:`detect_kind`), ``kind=`` (``--model-kind``) overrides it, and a folder
+that is not of that kind is refused before loading
+(:func:`~trainers.run_folder.checks.check_model_kind`):
 
 * ``semrel`` -- a run saved by ``semrel fit`` (``semrel_encoder.json``);
 * ``ensemble`` -- a folder written by ``semrel ensemble`` (``semrel_ensemble.json``);
@@ -100,11 +103,23 @@ def detect_kind(folder: Path, parameter: str = "model", value=None) -> str:
                          f"{ENCODER_CONFIG}, {ENSEMBLE}, {ST_MODULES} or {CONFIG} is in it")
 
 
+def _missing_local(path: Path) -> str:
+    """Why ``namespace/name``, whose namespace is a local folder, is a local path that is not
+    there (the closest folder name in the namespace, where one is close)."""
+    import difflib
+
+    near = difflib.get_close_matches(path.name, [p.name for p in path.parent.iterdir() if p.is_dir()], n=1)
+    guess = f" (did you mean {path.parent / near[0]}?)" if near else ""
+    return (f"no such model folder: {path.parent} holds no {path.name}{guess}; a Hub model id is not "
+            "tried where its namespace is a local folder")
+
+
 def resolve_model_ref(spec: str, *, kind: str | None = None, parameter: str = "model") -> ModelRef:
     """``spec`` as a :class:`ModelRef`: a packaged name, a local folder, else a Hub model id
     ``namespace/name[@revision]`` fetched into the Hugging Face cache
-    (:func:`~trainers.hub_models.fetch_model`; a local folder of that name wins). ``kind``
-    overrides the detected kind. Errors name ``parameter`` and what was tried."""
+    (:func:`~trainers.hub_models.fetch_model`; a local folder of that name wins, and where its
+    namespace is a local folder it is a local path that is missing). ``kind`` overrides the
+    detected kind. Errors name ``parameter`` and what was tried."""
     if kind is not None and kind not in KINDS:
         raise ParameterError("model_kind", kind, f"not one of {', '.join(KINDS)}")
     spec = str(spec)
@@ -123,6 +138,8 @@ def resolve_model_ref(spec: str, *, kind: str | None = None, parameter: str = "m
         raise MissingPathError(parameter, spec, "no such model folder, and neither a packaged "
                                f"model name ({', '.join(sorted(PACKAGED_MODELS))}) nor a Hub "
                                "model id (namespace/name[@revision])")
+    if path.parent.is_dir():
+        raise MissingPathError(parameter, spec, _missing_local(path))
     folder, revision = fetch_model(*hub, parameter=parameter, value=spec)
     return ModelRef(spec, folder, kind or detect_kind(folder, parameter, spec), revision, hub[0])
 

@@ -30,7 +30,6 @@ kind was saved. The classes are :class:`CrossPairEncoder`, :class:`BiPairEncoder
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -54,20 +53,9 @@ from semrel.metrics.errors import ParameterError
 from .card import write_model_card
 from .options import ENCODER_KINDS, POOLINGS, TRI_COMBINES
 from .run_folder import HEAD, check_encoder_folder, read_encoder_config, write_encoder_config
-from .run_folder.files import ST_CONFIG  # sentence-transformers' prompts live there
+from .token_limits import default_prompt, honoured_max_length
 
 PRETOKENIZED = ("input_ids", "token_type_ids")  # kept per sequence; the mask follows from lengths
-
-
-def default_prompt(path: str | Path) -> str:
-    """The prompt a sentence-transformers folder applies by default (``prompts`` at
-    ``default_prompt_name`` in its config, e.g. e5's ``"query: "``); ``""`` when it names none."""
-    config = Path(path) / ST_CONFIG
-    if not config.is_file():
-        return ""
-    loaded = json.loads(config.read_text(encoding="utf-8"))
-    name = loaded.get("default_prompt_name")
-    return (loaded.get("prompts") or {}).get(name, "") if name else ""
 
 
 def sequence_lengths(input_ids: list[list[list[int]]]) -> np.ndarray:
@@ -114,9 +102,7 @@ class PairEncoder(nn.Module):
             raise ParameterError("pooling", pooling, f"must be one of {POOLINGS}")
         self.encoder, self.tokenizer = encoder, tokenizer
         self.pooling, self.conditional, self.prompt = pooling, conditional, prompt
-        # never longer than the encoder can take (position embeddings, tokenizer limit)
-        self.max_length = min(max_length, tokenizer.model_max_length,
-                              getattr(encoder.config, "max_position_embeddings", max_length))
+        self.max_length = honoured_max_length(self, max_length)  # one it cannot honour: refused
         self.card_facts = None  # trainers.card.CardFacts, set by the trainer's callback
 
     # ---- construction and persistence ------------------------------------------------------

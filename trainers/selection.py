@@ -12,9 +12,10 @@ noisy estimates): report the figure of data that chose nothing beside it.
 Bad input is refused before training: a metric that the evaluation does not compute, a dev
 split without gold scores, a dev dataset whose native score range differs from the training
 data's (labels would be scaled differently), a dev split that is the split the run is then
-scored on (its figure would be chosen on it). This module imports the standard library only (the
-CLI's flags, :mod:`~trainers.cli_flags`, read its metrics and splits); data and torch are
-imported where a function needs them.
+scored on or holds any of its pairs (its figure would be chosen on it), a dev split that holds
+pairs the run trains on (pairs compared by content: SemRel-2024's English train is STR-2021).
+This module imports the standard library only (the CLI's flags, :mod:`~trainers.cli_flags`, read
+its metrics and splits); data and torch are imported where a function needs them.
 """
 
 from __future__ import annotations
@@ -127,10 +128,10 @@ def check_selection(data, dev: DevSplit | None, args, held_out: str | None = Non
     """What :func:`~trainers.fitting.fit` checks before training with ``dev`` (or without):
     evaluation on and a metric the evaluation computes, in the direction that is better for
     it; the dev data on the training data's native score range and, where the run is scored on
-    ``data``'s ``test`` split (``held_out``), not that split (the same name, or the same pairs in
-    the same order; a run scored on ``validation`` may choose on it, and its figure is then a dev
-    figure), nor a split it trains on (``trained``); ``load_best_model_at_end`` only with dev
-    data."""
+    ``data``'s ``test`` split (``held_out``), holding none of that split (by name, or any of its
+    pairs: compared as :func:`~trainers.run_folder.seen.pair_hashes` keys them; a run scored on
+    ``validation`` may choose on it, and its figure is then a dev figure), nor of a split it
+    trains on (``trained``); ``load_best_model_at_end`` only with dev data."""
     if dev is None:
         if getattr(args, "load_best_model_at_end", False):
             raise ParameterError("load_best_model_at_end", True, "needs eval_data (the dev split "
@@ -149,29 +150,40 @@ def check_selection(data, dev: DevSplit | None, args, held_out: str | None = Non
                              f"{list(dev.data.score_range)}, the training data {data.name} "
                              f"{list(data.score_range)}: labels would be scaled differently; "
                              "evaluate on data of the same scale")
-    if held_out == "test" and _same_split(dev, data, held_out):  # a validation figure may be chosen on dev
-        scored = f"{data.name}/{held_out}"
-        what = "is" if dev.name == scored else f"holds the pairs of {scored},"
-        raise ParameterError("eval_split", dev.split, f"{dev.name} {what} the split this run is "
-                             "scored on (reported as held out): a checkpoint chosen on it makes "
-                             "that figure optimistic; choose on other pairs ({eval_dataset}, "
-                             "{eval_config}, {eval_split})")
-    for split in trained:
-        if split in data.splits and _same_split(dev, data, split):
-            raise ParameterError("eval_split", dev.split, f"{dev.name} is {data.name}/{split}, "
-                                 f"which this run trains on (train_splits={'+'.join(trained)}): "
-                                 "a checkpoint chosen on training pairs is not chosen; fix the "
-                                 "epochs instead (no eval_dataset) or choose on other pairs")
+    chosen = set(_keys(dev.rows))
+    if held_out == "test":  # a run scored on validation may choose on it: a dev figure
+        scored, rows = f"{data.name}/{held_out}", data.splits[held_out]
+        shared = _shared(rows, chosen)
+        if dev.name == scored or shared:
+            what = "is" if dev.name == scored else f"holds {shared} of the {len(rows)} pairs of {scored},"
+            raise ParameterError("eval_split", dev.split, f"{dev.name} {what} the split this run is "
+                                 "scored on (reported as held out): a checkpoint chosen on it makes "
+                                 "that figure optimistic; choose on other pairs ({eval_dataset}, "
+                                 "{eval_config}, {eval_split})")
+    named = next((s for s in trained if dev.name == f"{data.name}/{s}"), None)
+    shared = sum(_shared(data.splits[s], chosen) for s in trained)
+    if named or shared:
+        train = f"{data.name}/{'+'.join(trained)}"
+        what = f"is {data.name}/{named}" if named else \
+            f"holds {shared} of the {sum(len(data.splits[s]) for s in trained)} pairs of {train}"
+        raise ParameterError("eval_split", dev.split, f"{dev.name} {what}, which this run trains on "
+                             f"(train_splits={'+'.join(trained)}): a checkpoint chosen on training "
+                             "pairs is not chosen; fix the epochs instead (no eval_dataset) or "
+                             "choose on other pairs")
 
 
-def _same_split(dev: DevSplit, data, split: str) -> bool:
-    """Whether ``dev`` is ``data``'s ``split``: by name, or the same pairs in the same order."""
-    if dev.name == f"{data.name}/{split}":
-        return True
-    rows, other = data.splits[split], dev.rows
-    columns = ("sentence1", "sentence2")
-    return len(rows) == len(other) and all(c in rows.column_names and c in other.column_names
-                                           and list(rows[c]) == list(other[c]) for c in columns)
+def _keys(rows) -> list[str]:
+    """The pair hash of each of ``rows`` (:func:`~trainers.run_folder.seen.pair_hashes`: either
+    order, case, white space and format characters aside, with the condition)."""
+    from .run_folder.seen import pair_hashes
+
+    condition = rows["condition"] if "condition" in rows.column_names else None
+    return pair_hashes(rows["sentence1"], rows["sentence2"], condition)
+
+
+def _shared(rows, hashes: set[str]) -> int:
+    """How many of ``rows`` are pairs ``hashes`` holds."""
+    return sum(h in hashes for h in _keys(rows))
 
 
 def selection_record(state, dev: DevSplit, args) -> dict:

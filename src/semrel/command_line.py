@@ -51,13 +51,16 @@ def number(text: str) -> float:
     return value
 
 
-def at_least(minimum: int):
-    """An argparse type: a decimal integer (ASCII digits) >= ``minimum``."""
+def at_least(minimum: int, maximum: int | None = None, why: str = ""):
+    """An argparse type: a decimal integer (ASCII digits) >= ``minimum`` (and <= ``maximum``;
+    ``why``: what the maximum is, said in the error)."""
+    rule = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}{why}"
+
     def bounded(text: str) -> int:
-        if not INTEGER.fullmatch(text.strip()) or int(text) < minimum:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, not {text!r}")
+        if not INTEGER.fullmatch(text.strip()) or int(text) < minimum or (maximum is not None and int(text) > maximum):
+            raise argparse.ArgumentTypeError(f"must be an integer {rule}, not {text!r}")
         return int(text)
-    bounded.__name__ = f"integer >= {minimum}"
+    bounded.__name__ = f"integer {rule}"
     return bounded
 
 

@@ -72,10 +72,11 @@ def test_a_run_and_a_zero_shot_model_rank_average_and_move_whole(trained, tmp_pa
     ensemble.save(tmp_path / "ens")
     saved = json.loads((tmp_path / "ens" / "semrel_ensemble.json").read_text())
     assert saved["members"] == ["members/0-run", "members/1-st"]
-    assert saved["models"][1] == {"spec": str(st), "kind": "bi-encoder", "source": "folder",
+    assert saved["models"][1] == {"spec": st.name, "kind": "bi-encoder", "source": "folder",
                                   "hub_id": None, "revision": None}
     card = (tmp_path / "ens" / "README.md").read_text()
-    assert f"bi-encoder run of `semrel fit`, trained on {folder}/cv-fold-0" in card
+    assert f"bi-encoder run of `semrel fit`, trained on {os.path.basename(folder)}/cv-fold-0" in card
+    assert str(tmp_path) not in card and str(folder) not in json.dumps(saved)  # names, never paths
     assert "sentence-transformers bi-encoder: a copy of the folder `st`, not trained by semrel" in card
 
     # scored: the train rows (a reference row against itself would sit on a tie, where float noise

@@ -126,11 +126,11 @@ def test_a_local_folder_wins_over_the_hub_id_of_its_name(tmp_path, monkeypatch):
     fetched = []
     monkeypatch.setattr(hub_models, "fetch_model", lambda repo, revision, **kw: (
         fetched.append((repo, revision, kw)) or (tmp_path / "ns" / "name", "abc123")))
-    ref = resolve_model_ref("ns/other@v1", parameter="members")
-    assert fetched == [("ns/other", "v1", {"parameter": "members", "value": "ns/other@v1"})]
-    assert (ref.hub_id, ref.revision, ref.kind) == ("ns/other", "abc123", "transformer")
-    assert ref.fingerprint == "ns/other@abc123"
-    assert ref.record() == {"spec": "ns/other@v1", "kind": "transformer", "hub_id": "ns/other",
+    ref = resolve_model_ref("hub/other@v1", parameter="members")
+    assert fetched == [("hub/other", "v1", {"parameter": "members", "value": "hub/other@v1"})]
+    assert (ref.hub_id, ref.revision, ref.kind) == ("hub/other", "abc123", "transformer")
+    assert ref.fingerprint == "hub/other@abc123"
+    assert ref.record() == {"spec": "hub/other@v1", "kind": "transformer", "hub_id": "hub/other",
                             "revision": "abc123"}
 
 

@@ -138,7 +138,7 @@ def test_the_python_api_refuses_the_same(here, tmp_path):
     with pytest.raises(ParameterError) as raised:
         fit(fold0, "base", choosing, eval_data=dev_split(same_pairs, "held"))
     assert str(raised.value) == "eval_split='held': " + _names(
-        "toy-cv/held holds the pairs of toy-cv/cv-fold-0/test, the split this run is scored "
+        "toy-cv/held holds 16 of the 16 pairs of toy-cv/cv-fold-0/test, the split this run is scored "
         "on (reported as held out): a checkpoint chosen on it makes that figure optimistic; "
         "choose on other pairs ({eval_dataset}, {eval_config}, {eval_split})")
     with pytest.raises(ParameterError) as raised:

@@ -222,12 +222,14 @@ def test_predict_takes_a_model_semrel_did_not_train(kinds, tmp_path, capsys):
     assert len(json.loads(out.read_text())) == 16 and "16 predictions" in capsys.readouterr().out
 
 
-def test_a_model_is_hashed_again_only_when_its_files_change(kinds, tmp_path):
+def test_a_model_is_hashed_again_only_when_its_files_change(kinds, tmp_path, monkeypatch):
     import shutil
 
+    from semrel.dataset_scripts import sources
     from semrel.trainers.model_ref import content_hash
     from semrel.trainers.scoring.cache import remembered_hash
 
+    monkeypatch.setattr(sources, "SETTLED_NS", 0)  # files just copied have a signature
     model = Path(shutil.copytree(kinds["bi-encoder"], tmp_path / "model"))
     calls = []
 

@@ -63,6 +63,16 @@ class Cell:
         return f"cut {self.truncated}" if self.truncated else ""
 
 
+def unscored(cells: list[Cell]) -> str | None:
+    """Why a benchmark has no figure at all (no cell scored; each status counted), or None
+    where a cell was scored."""
+    counts = {s: sum(c.status == s for c in cells) for s in STATUSES}
+    if counts["scored"]:
+        return None
+    return ("no set could be scored (" + ", ".join(f"{n} cells {s}" for s, n in counts.items() if n)
+            + "; the marked cells above say why)")
+
+
 def refusal(scorer, seen: Seen, bset: BenchmarkSet, rows) -> str | None:
     """Why ``scorer`` may not score ``rows``: conditions it would ignore or lack, or pairs it
     trained or chose on (:func:`~.overlap.overlap`)."""

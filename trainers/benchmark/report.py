@@ -186,8 +186,9 @@ def picture(result: BenchmarkResult, path: Path) -> Path:
 
 
 def write_outputs(result: BenchmarkResult, folder: str | Path) -> list[Path]:
-    """JSON, Markdown and the picture in ``folder``, each written whole."""
-    folder = Path(folder)
+    """JSON, Markdown and the picture in ``folder``, each written whole; models by their names,
+    never a path of this machine (:meth:`~.run.BenchmarkResult.public`)."""
+    folder, result = Path(folder), result.public()
     folder.mkdir(parents=True, exist_ok=True)
     return [write_whole(folder / JSON_NAME, json.dumps(result.as_dict(), indent=1, allow_nan=False), "output"),
             write_whole(folder / MARKDOWN_NAME, markdown(result), "output"),
@@ -195,7 +196,9 @@ def write_outputs(result: BenchmarkResult, folder: str | Path) -> list[Path]:
 
 
 def card_section(result: BenchmarkResult, model: str) -> str:
-    """The ``## Benchmark`` section of ``model``'s card: its cells, and its comparisons."""
+    """The ``## Benchmark`` section of ``model``'s card (``model``: as given): its cells, and its
+    comparisons; models by their names, never a path of this machine."""
+    model, result = result.names.get(model, model), result.public()
     own = [c for c in result.comparisons if model in (c["model1"], c["model2"]) and "error" not in c]
     compared = ("" if not own else "\n\nAgainst the other models benchmarked with it (paired "
                 f"bootstrap of the Spearman difference; {result.correction}):\n\n```\n"

@@ -17,7 +17,7 @@ import inspect
 import itertools
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from semrel.metrics.errors import DataValidationError, ParameterError
 from semrel.metrics.multiple_testing import CORRECTIONS, holm
 
 from .cells import Cell, refusal, score_cell
+from .names import hide, public_names
 from .overlap import seen_by
 
 CORRECTION = (f"{CORRECTIONS['holm']}, over the sets each pair of models shares; on the paired "
@@ -79,16 +80,36 @@ class LoadedSet:
 @dataclass
 class BenchmarkResult:
     """Every model, set, cell and comparison of one run; ``correction``: the multiple-comparison
-    correction, in words."""
+    correction, in words; ``names``, ``hidden``: each model's name and what replaces a path of
+    this machine in a reason (:func:`.names.public_names`), which :meth:`public` applies."""
 
     models: list[dict]
     sets: list[LoadedSet]
     cells: list[Cell]
     comparisons: list[dict]
     correction: str = CORRECTION
+    names: dict[str, str] = field(default_factory=dict)
+    hidden: dict[str, str] = field(default_factory=dict)
 
     def cell(self, model: str, set_name: str) -> Cell:
         return next(c for c in self.cells if c.model == model and c.set == set_name)
+
+    def public(self) -> BenchmarkResult:
+        """The result as files and cards show it: each model by its name, never its path, and
+        no path of a model or the home folder in any reason."""
+        def name(spec: str) -> str:
+            return self.names.get(spec, spec)
+
+        def clean(text: str) -> str:
+            return hide(text, self.hidden)
+
+        return BenchmarkResult(
+            [{**m, "spec": name(m["spec"])} for m in self.models],
+            [replace(s, reason=clean(s.reason)) for s in self.sets],
+            [replace(c, model=name(c.model), reason=clean(c.reason)) for c in self.cells],
+            [{**c, "model1": name(c["model1"]), "model2": name(c["model2"]),
+              **({"error": clean(c["error"])} if "error" in c else {})} for c in self.comparisons],
+            self.correction)
 
     def as_dict(self) -> dict:
         return {"models": self.models, "sets": [s.as_dict() for s in self.sets],
@@ -150,13 +171,14 @@ def run_benchmark(scorers: list, sets: list[LoadedSet], *, n_resamples: int = 10
             value = entry.ceiling.value if entry.ceiling else None
             cells.append(score_cell(scorer, entry.bset, entry.rows, value, refused[entry.bset.name],
                                     n_resamples=n_resamples))
-        models.append({"spec": scorer.spec, "kind": scorer.kind, "path": str(scorer.path),
-                       "key": scorer.key, "settings": scorer.settings(), **scorer.facts,
+        models.append({"spec": scorer.spec, "kind": scorer.kind, "key": scorer.key,
+                       "settings": scorer.settings(), **scorer.facts,
                        "conditional": scorer.conditional,
                        "training_on_record": seen.known, "computed": computed,
                        "seconds": time.perf_counter() - start, "encode_seconds": encode_seconds})
     comparisons = compare_models([m["spec"] for m in models], sets, cells, n_resamples=n_resamples)
-    return BenchmarkResult(models, sets, cells, comparisons)
+    return BenchmarkResult(models, sets, cells, comparisons, CORRECTION,
+                           *public_names([(scorer.spec, scorer.path) for scorer in scorers]))
 
 
 def _columns(sets: list[LoadedSet], conditional: bool) -> tuple[list, list, list | None]:

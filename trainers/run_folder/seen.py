@@ -2,21 +2,30 @@
 (``seen_pairs.json``), so that nobody scores a model on pairs it learnt from
 (``semrel benchmark`` marks such cells).
 
-A pair's hash is the first 16 hex digits of the sha256 of its texts with white space collapsed
-and the two sentences in sorted order (a pair and its swap are one pair; SemRel-2024's English
-train, which is STR-2021, hashes as STR-2021 does), and its condition where it has one.
-Standard library only.
+A pair's hash is the first 16 hex digits of the sha256 of its texts as one key
+(:func:`normalised`: Unicode NFKC, case-folded, format characters such as U+200B dropped, white
+space collapsed) with the two sentences in sorted order (a pair and its swap are one pair;
+SemRel-2024's English train, which is STR-2021, hashes as STR-2021 does), and its condition
+where it has one. The key is what an uncased tokenizer sees alike, so a cased model is also
+refused pairs that differ only in case: the safe side. The file names its key
+(:data:`PAIR_HASH`); files written with the earlier key (:data:`PAIR_HASH_V1`, white space
+collapsed only) are compared in their own key. Standard library only.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from pathlib import Path
 
-from .files import read_seen, write_seen
+from semrel.metrics.errors import ParameterError
 
-PAIR_HASH = "sha256(json([sorted(s1, s2) whitespace-collapsed] + [condition])) [:16]"
+from .files import SEEN, read_seen, write_seen
+
+PAIR_HASH = ("sha256(json([sorted(s1, s2) NFKC case-folded format-characters-dropped whitespace-collapsed]"
+             " + [condition])) [:16]")
+PAIR_HASH_V1 = "sha256(json([sorted(s1, s2) whitespace-collapsed] + [condition])) [:16]"
 
 
 def collapsed(text: str) -> str:
@@ -24,12 +33,27 @@ def collapsed(text: str) -> str:
     return " ".join(text.split())
 
 
-def pair_hashes(sentence1, sentence2, condition=None) -> list[str]:
-    """One hash per pair (see module docstring)."""
+def normalised(text: str) -> str:
+    """``text`` as a pair key: NFKC, case-folded (NFKC again after folding), format characters
+    (Unicode category Cf: zero-width space and joiners, soft hyphen, bidi marks) dropped, white
+    space collapsed."""
+    if text.isascii():  # NFKC leaves ASCII as it is and it holds no format character
+        return collapsed(text.lower())
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+    return collapsed("".join(c for c in folded if unicodedata.category(c) != "Cf"))
+
+
+KEYS = {PAIR_HASH: normalised, PAIR_HASH_V1: collapsed}  # a file's ``hash`` -> its text key
+
+
+def pair_hashes(sentence1, sentence2, condition=None, hashing: str = PAIR_HASH) -> list[str]:
+    """One hash per pair, in the key ``hashing`` names (a key of :data:`KEYS`; see module
+    docstring)."""
+    key = KEYS[hashing]
     conditions = [None] * len(sentence1) if condition is None else list(condition)
     hashes = []
     for a, b, c in zip(sentence1, sentence2, conditions, strict=True):
-        parts = sorted((collapsed(a), collapsed(b))) + ([] if c is None else [collapsed(c)])
+        parts = sorted((key(a), key(b))) + ([] if c is None else [key(c)])
         hashes.append(hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()[:16])
     return hashes
 
@@ -47,6 +71,13 @@ def write_seen_pairs(folder: Path, parts: list[dict]) -> Path:
 
 
 def seen_pairs(folder: Path, parameter: str = "model") -> list[dict] | None:
-    """The parts of a run's ``seen_pairs.json``; None where it has none."""
+    """The parts of a run's ``seen_pairs.json``, each with the file's ``hash`` (the key its pairs
+    were hashed in: :func:`pair_hashes`' ``hashing``); None where it has none. A key semrel does
+    not compute is a ParameterError naming the file."""
     record = read_seen(folder, parameter)
-    return None if record is None else record["parts"]
+    if record is None:
+        return None
+    if record["hash"] not in KEYS:
+        raise ParameterError(parameter, str(folder), f"{SEEN} hashes its pairs as {record['hash']!r}, "
+                             f"which semrel does not compute (known: {' | '.join(KEYS)})")
+    return [{**part, "hash": record["hash"]} for part in record["parts"]]

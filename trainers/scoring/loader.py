@@ -8,6 +8,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from semrel.metrics.errors import ParameterError
+
 from ..model_ref import ModelRef, content_hash
 from .base import Scorer
 from .cache import UnitCache, default_cache_dir, remembered_hash
@@ -16,14 +18,18 @@ DEFAULT = object()  # cache_dir: the default folder
 
 
 def check_model_folder(ref: ModelRef, parameter: str = "model") -> Path:
-    """The folder of ``ref`` checked whole for its kind (a semrel run or ensemble:
-    :func:`~trainers.run_folder.check_run_folder`; others: a transformer folder with whole
-    weights), before anything is loaded; a ParameterError on ``parameter`` otherwise."""
-    from ..run_folder import check_run_folder, check_transformer_folder
+    """The folder of ``ref`` checked whole as a model of its kind, read from its files or forced
+    (:func:`~trainers.run_folder.checks.check_model_kind`: a folder that is not of that kind is
+    refused, so no kind loads with weights drawn at random), before anything is loaded; a
+    ParameterError on ``parameter`` naming the model as given otherwise."""
+    from ..run_folder.checks import check_model_kind
 
-    if ref.kind in ("semrel", "ensemble"):
-        return check_run_folder(ref.path, parameter)
-    return check_transformer_folder(ref.path, parameter)
+    try:
+        return check_model_kind(ref.path, ref.kind, parameter)
+    except ParameterError as exc:  # a packaged or Hub model: its name, not its folder
+        if exc.value != str(ref.path):
+            raise
+        raise type(exc)(exc.parameter, ref.spec, exc.rule) from None
 
 
 def model_scorer(ref: ModelRef, *, max_length=None, device=None, parameter: str = "model",
