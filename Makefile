@@ -16,7 +16,23 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install -q -e '.[$(EXTRAS)]'
 	touch $@
 
-setup: $(VENV)/.installed
+# Label Studio (the annotation tests' server) pins pyarrow <25 and Django 5.2: a virtualenv of its own.
+LS_VENV := .venv-label-studio
+$(LS_VENV)/.installed:
+	$(PYTHON) -m venv $(LS_VENV)
+	$(LS_VENV)/bin/pip install -q --upgrade pip
+	$(LS_VENV)/bin/pip install -q label-studio==1.23.2
+	touch $@
+
+# Potato (the Potato round trip's server): its own Flask, pandas and scikit-learn pins, a virtualenv of its own.
+POTATO_VENV := .venv-potato
+$(POTATO_VENV)/.installed:
+	$(PYTHON) -m venv $(POTATO_VENV)
+	$(POTATO_VENV)/bin/pip install -q --upgrade pip
+	$(POTATO_VENV)/bin/pip install -q potato-annotation==2.12.1
+	touch $@
+
+setup: $(VENV)/.installed $(LS_VENV)/.installed $(POTATO_VENV)/.installed
 
 build: setup
 	$(BIN)/semrel build  # the mirror: $$SEMREL_MIRROR, else ../shared/upstream, else the upstream URLs
@@ -35,4 +51,4 @@ lint: setup
 	$(BIN)/ruff check .
 
 clean:
-	rm -rf build $(VENV)
+	rm -rf build $(VENV) $(LS_VENV) $(POTATO_VENV)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from semrel.metrics.errors import ParameterError
@@ -186,14 +187,37 @@ def benchmark_sets(mirror=None, *, data_dirs: dict[str, str] | None = None, cach
 
 
 def select_sets(only=None, **options) -> list[BenchmarkSet]:
-    """:func:`benchmark_sets` (``options``), only those ``only`` names: each value a dataset id
-    or the start of set names (``semrel-2024/eng``: its validation and test); a value that
-    names none is a ParameterError."""
+    """:func:`benchmark_sets` (``options``), only those ``only`` names: each value a dataset id,
+    the start of set names (``semrel-2024/eng``: its validation and test) or a dataset folder
+    (:func:`folder_sets`); a value that names none is a ParameterError."""
     if not only:
         return benchmark_sets(**options)
+    folders = [value for value in only if _is_dataset_folder(value)]
+    only = [value for value in only if value not in folders]
+    found = [s for folder in folders for s in folder_sets(folder, cache_dir=options.get("cache_dir"))]
+    if not only:
+        return found
     datasets = tuple(dict.fromkeys(value.split("/")[0] for value in only))
     sets = benchmark_sets(only=datasets, **options)
     for value in only:
         if not any(s.name == value or s.name.startswith(value.rstrip("/") + "/") for s in sets):
             raise ParameterError("only", value, f"names no benchmark set (e.g. {sets[0].name})")
-    return [s for s in sets if any(s.name == v or s.name.startswith(v.rstrip("/") + "/") for v in only)]
+    return found + [s for s in sets if any(s.name == v or s.name.startswith(v.rstrip("/") + "/") for v in only)]
+
+
+def _is_dataset_folder(value: str) -> bool:
+    from .registry import REGISTRY
+
+    return value not in REGISTRY and Path(value).expanduser().is_dir()
+
+
+def folder_sets(folder: str, *, cache_dir=None) -> list[BenchmarkSet]:
+    """Every (config, split) of a Hub-layout dataset folder (Parquet + README ``configs:``, as
+    ``semrel annotate dataset`` and ``semrel build`` write them) as benchmark sets: the score range
+    and languages its card records (:func:`~semrel.dataset_scripts.pairs.load_pairs`' rules)."""
+    from .pairs import load_pairs
+
+    data = load_pairs(folder, cache_dir=None if cache_dir is None else str(cache_dir))
+    options = (("cache_dir", str(cache_dir)),) if cache_dir is not None else ()
+    return [BenchmarkSet(folder, data.config or "default", split, data.score_range, data.language,
+                         load_options=options) for split in data.splits]

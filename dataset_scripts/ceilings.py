@@ -13,6 +13,7 @@ from __future__ import annotations
 import pkgutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from semrel.metrics.ceiling import CeilingResult, fraction_of_ceiling
 from semrel.metrics.errors import DataValidationError, ParameterError
@@ -102,14 +103,17 @@ def computed(ceiling: Callable[[], CeilingResult], single: Callable[[], dict] | 
 def human_ceiling(dataset_id: str, config: str, split: str, *, subset: str | None = None,
                   mirror=None) -> HumanCeiling:
     """The :class:`HumanCeiling` of ``dataset_id``/``config``/``split`` (``subset``: a part of the
-    split, such as an STR-2021 source, where the dataset's hook knows one).
+    split, such as an STR-2021 source, where the dataset's hook knows one); ``dataset_id`` may be a
+    dataset folder (:func:`folder_ceiling`).
 
     >>> c = human_ceiling("c-sts", "default", "validation")
     >>> c.value is None, c.note.startswith("not available: C-STS")
     (True, True)
     """
-    from .registry import get_spec
+    from .registry import REGISTRY, get_spec
 
+    if dataset_id not in REGISTRY and Path(dataset_id).is_dir():
+        return folder_ceiling(Path(dataset_id), config, split, subset=subset)
     spec = get_spec(dataset_id)
     if config not in spec.configs:
         raise ParameterError("config", config, f"is no config of {dataset_id} (it has {', '.join(spec.configs)})")
@@ -128,3 +132,27 @@ def check_split(dataset_id: str, split: str, splits: tuple[str, ...]) -> None:
 def check_no_subset(dataset_id: str, subset: str | None) -> None:
     if subset is not None:
         raise ParameterError("subset", subset, f"{dataset_id} has no subsets for a ceiling")
+
+
+FOLDER_METHOD = "√R of the split-half Spearman r its card records (BWS counting; R = Spearman–Brown of r)"
+
+
+def folder_ceiling(folder: Path, config: str, split: str, *, subset: str | None = None) -> HumanCeiling:
+    """The ceiling of a dataset folder whose card records ``semrel_reliability`` (as ``semrel annotate
+    dataset`` writes it: the SHR of its own annotations, R, √R and its interval); "not available"
+    for a folder whose card records none, and for a subset (the figure is the whole folder's)."""
+    from huggingface_hub import DatasetCard
+
+    check_no_subset(str(folder), subset)
+    card = DatasetCard.load(folder / "README.md") if (folder / "README.md").is_file() else None
+    figures = card.data.get("semrel_reliability") if card else None
+    if not isinstance(figures, dict) or figures.get("ceiling") is None:
+        return not_available(f"{folder.name} records no reliability of its annotations in its card "
+                             "(semrel_reliability, as semrel annotate dataset writes it)")
+    interval = figures.get("ceiling_interval")
+    return HumanCeiling(
+        float(figures["ceiling"]), tuple(interval) if interval else None, method=FOLDER_METHOD,
+        note=f"the card's split-half r = {figures['split_half']} over {figures.get('trials')} splits, of the "
+             f"folder's own annotations; the figure is the whole folder's (config {config}, split {split})",
+        reliability=figures.get("reliability"), split_half=figures.get("split_half"),
+        n_annotations=figures.get("annotations"), source=f"{folder.name}/README.md")

@@ -74,13 +74,15 @@ def rank_average(predictions, weights=None, reference=None) -> np.ndarray:
     (which then must be >= 2)."""
     if reference is None:
         matrix = _matrix(predictions)
-        ranks = (stats.rankdata(matrix, axis=0) - 1.0) / (matrix.shape[0] - 1)
-    else:
-        matrix = _matrix(predictions, min_rows=1)
-        if len(reference) != matrix.shape[1]:
-            raise ValueError(f"{matrix.shape[1]} members but {len(reference)} reference score "
-                             "sets (one per member)")
-        ranks = np.column_stack([quantile_ranks(matrix[:, m], r) for m, r in enumerate(reference)])
+        w = check_weights(weights, matrix.shape[1])
+        # ranks (half-integers) are averaged before they are scaled: with equal weights the sums
+        # are exact, so rows whose rank sums tie stay tied on every machine
+        return ((stats.rankdata(matrix, axis=0) @ w) / w.sum() - 1.0) / (matrix.shape[0] - 1)
+    matrix = _matrix(predictions, min_rows=1)
+    if len(reference) != matrix.shape[1]:
+        raise ValueError(f"{matrix.shape[1]} members but {len(reference)} reference score "
+                         "sets (one per member)")
+    ranks = np.column_stack([quantile_ranks(matrix[:, m], r) for m, r in enumerate(reference)])
     w = check_weights(weights, matrix.shape[1])
     return ranks @ w / w.sum()
 

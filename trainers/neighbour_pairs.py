@@ -1,15 +1,16 @@
 """More training pairs without new labels: pairs of nearest-neighbour train sentences, each
 labelled by a teacher model (:func:`augment`, ``semrel augment``).
 
-**Method.** Every distinct sentence of the ``train`` split (white space collapsed, as pair
-hashes are: :mod:`~trainers.run_folder.seen`) is embedded by a bi-encoder, ``embed_model``
-(default the packaged ``minilm``; :func:`~trainers.scoring.load_scorer`). Each sentence ``a``
-takes its ``K`` nearest other sentences ``b`` by cosine, cos(a, b) = a·b / (|a| |b|)
+**Method.** Every distinct sentence of the ``train`` split (white space collapsed) is embedded
+by a bi-encoder, ``embed_model`` (default the packaged ``minilm``;
+:func:`~trainers.scoring.load_scorer`). Each sentence ``a`` takes its ``K`` nearest other
+sentences ``b`` by cosine, cos(a, b) = a·b / (|a| |b|)
 (:func:`nearest_neighbours`: ties broken by the lower index); a sentence already paired with
 ``a`` in train, in either order, is passed over for the next nearest, and a pair found from both
 ends, (a, b) and (b, a), is kept once. A sentence that also occurs in another split
-(validation, test) is left out before anything is embedded, so no new pair holds a dev or test
-sentence. Each new pair is labelled with a **teacher**'s score on the dataset's scale, exactly
+(validation, test), in any spelling an uncased tokenizer reads alike (the pair-hash key of
+:mod:`~trainers.run_folder.seen`), is left out before anything is embedded, so no new pair
+holds a dev or test sentence. Each new pair is labelled with a **teacher**'s score on the dataset's scale, exactly
 as ``semrel predict`` scores it (:func:`~trainers.prediction.scorer_predictions`): any model
 ``--model`` takes, best a run or ensemble trained on this train split. The objectives (MSE on
 the score, CoSENT's ranking of scores) need a target for every pair, and nobody annotated
@@ -47,7 +48,7 @@ from semrel.metrics.errors import ParameterError
 from .data import prepare_pairs
 from .model_ref import ModelRef, content_hash, resolve_model_ref
 from .prediction import check_scorer_fits, scorer_predictions
-from .run_folder.seen import collapsed
+from .run_folder.seen import collapsed, normalised
 from .scoring import DEFAULT, EncoderScorer, Scorer, load_scorer
 from .scoring.base import COSINE_DECIMALS
 
@@ -129,17 +130,18 @@ class Candidates:
 
 def train_sentences(data: PairData) -> tuple[list[str], list[str], list[set[int]]]:
     """The distinct train sentences (by collapsed white space, first spelling kept, in order of
-    first appearance) that no other split holds, those left out for being in another split, and
+    first appearance) that no other split holds in a spelling an uncased tokenizer sees alike
+    (:func:`~trainers.run_folder.seen.normalised`), those left out for being in another split, and
     per kept sentence the indices of its train partners."""
     train = data.splits["train"]
-    elsewhere = {collapsed(t) for split, rows in data.splits.items() if split != "train"
+    elsewhere = {normalised(t) for split, rows in data.splits.items() if split != "train"
                  for column in ("sentence1", "sentence2") for t in rows[column]}
     position: dict[str, int] = {}
     kept, held_out = [], set()
     for text in (t for pair in zip(train["sentence1"], train["sentence2"], strict=True) for t in pair):
         key = collapsed(text)
-        if key in elsewhere:
-            held_out.add(key)
+        if normalised(text) in elsewhere:
+            held_out.add(normalised(text))
         elif key not in position:
             position[key] = len(kept)
             kept.append(text)

@@ -116,7 +116,9 @@ OPTIONS: tuple[Option, ...] = (  # kinds and losses as registered in trainers.mo
            choices=POOLINGS),
     Option("combine", "combine", "hadamard", "tri-encoder: hadamard | concat",
            choices=TRI_COMBINES),
-    Option("max_length", "max_length", 256, "tokens per sequence (truncation)",
+    Option("max_length", "max_length", 256,
+           "tokens per sequence (truncation): at least the model's special tokens, prompt and 1 token "
+           "of each text, at most its positions (the default: cut to a model with fewer)",
            rule=_POSITIVE_INTEGER),
     Option("epochs", "num_train_epochs", 4.0, "training epochs (a float such as 2.5 is fine)",
            rule=((lambda v: _number(v) and v > 0), "must be a number > 0 (e.g. 2.5)")),

@@ -1,4 +1,7 @@
-"""The max lengths (tokens per input) a model can honour: :func:`check_max_length`.
+"""The max lengths (tokens per input) a model can honour: :func:`check_max_length`, asked of a
+new encoder (:func:`honoured_max_length`) and of the one ``semrel fit`` starts from
+(:func:`check_start`); and the prompt a sentence-transformers folder puts before each text
+(:func:`default_prompt`).
 
 A tokenizer cut to ``max_length`` keeps the special tokens of an input ([CLS] ... [SEP]) and
 cuts only its text; asked for fewer tokens than the special tokens, it cuts nothing and says

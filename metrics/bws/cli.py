@@ -3,13 +3,14 @@
     semrel bws score FILE... [--layout auto|nrc|semeval] [--shr [--trials N]] [--on-invalid raise|omit]
                              [--method counting|bradley_terry|value] [--csv OUT]
     semrel bws reliability FILE... [--trials N] [--seed S] [--spearman-brown] [--method ...]
-    semrel bws design ITEMS_FILE [--k 4] [--factor 2] [--designs 100] [--seed 0] [--csv OUT]
+    semrel bws design ITEMS_FILE | --pairs PAIRS [--k 4] [--factor 2] [--designs 100] [--seed 0] [--csv OUT]
 
 ``score``: each file on its own, counting scores (#best - #worst) / #appearances per item, and with
 ``--shr`` its split-half reliability; one table row per file, ``--csv OUT`` the per-item scores
 (``-`` for standard output). ``reliability``: split-half reliability alone (as
 ``split-half-reliability.pl``). ``design``: BWS tuples for the items of a file (one per line), as
-``generate-BWS-tuples.pl``. A bad file or argument is answered in at most two lines naming file,
+``generate-BWS-tuples.pl``, or for the pairs of a pairs file (``--pairs``: the tuples name pair ids,
+each row a ``tuple_id`` and its k pair ids). A bad file or argument is answered in at most two lines naming file,
 row and rule, exit status 2; so is a ``--csv`` that is a link, a device or FIFO, a folder or one of
 the files read. ``--method`` scores by counting (default), Bradley–Terry or Hollis' Value
 (:mod:`semrel.metrics.bws.scoring`). Imports numpy only (scipy for reliability and bradley_terry).
@@ -45,8 +46,12 @@ def register(commands) -> None:
     _reliability_args(shr)
     shr.add_argument("--spearman-brown", action="store_true",
                      help="also report the Spearman-Brown corrected correlations 2r / (1 + r)")
-    design_ = add_command(sub, "design", design, "generate BWS tuples for a list of items")
-    design_.add_argument("items", type=Path, metavar="ITEMS_FILE", help="one item per line (UTF-8)")
+    design_ = add_command(sub, "design", design, "generate BWS tuples for a list of items or a pairs file")
+    source = design_.add_mutually_exclusive_group(required=True)
+    source.add_argument("items", type=Path, nargs="?", metavar="ITEMS_FILE", help="one item per line (UTF-8)")
+    source.add_argument("--pairs", type=Path, metavar="PAIRS",
+                        help="a pairs file (pair_id, sentence1, sentence2, ... as semrel pairs writes): "
+                             "the tuples name pair ids, one tuple_id per row")
     design_.add_argument("--k", type=at_least(2), default=4, help="items per tuple")
     design_.add_argument("--factor", type=number, default=2.0,
                          help="round(factor * N) tuples: each item appears about factor * k times")
@@ -175,14 +180,22 @@ def reliability(args) -> int:
 
 def design(args) -> int:
     from ..input_files import read_text
-    from .design import generate_tuples
+    from .design import generate_tuples, tuple_ids
+    from .pairs_file import read_pairs
 
-    if not args.items.exists():
-        raise FileNotFoundError(f"{args.items}: no such file (one item per line)")
-    _check_csv(args, {"ITEMS_FILE": [args.items]})
-    items = [line.strip() for line in read_text(args.items, header=False).splitlines() if line.strip()]
+    given, what = (args.pairs, "PAIRS") if args.pairs is not None else (args.items, "ITEMS_FILE")
+    if not given.exists():
+        raise FileNotFoundError(f"{given}: no such file ({'a pairs file' if args.pairs else 'one item per line'})")
+    _check_csv(args, {what: [given]})
+    if args.pairs is not None:
+        items = read_pairs(args.pairs).ids
+    else:
+        items = [line.strip() for line in read_text(args.items, header=False).splitlines() if line.strip()]
     result = generate_tuples(items, k=args.k, factor=args.factor, n_designs=args.designs, seed=args.seed)
-    write_csv(args.csv, [f"Item{i + 1}" for i in range(args.k)], result.tuples.tolist())
+    header, rows = [f"Item{i + 1}" for i in range(args.k)], result.tuples.tolist()
+    if args.pairs is not None:
+        header, rows = ["tuple_id", *header], [[t, *row] for t, row in zip(tuple_ids(len(rows)), rows, strict=True)]
+    write_csv(args.csv, header, rows)
     log.info("%d tuples of %d items; pair co-occurrence std %.4f (best of %d designs)",
              len(result.tuples), len(items), result.pair_count_std, args.designs)
     return 0

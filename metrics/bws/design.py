@@ -58,6 +58,15 @@ def generate_tuples(items, *, k: int = 4, factor: float = 2.0, n_designs: int = 
     return TupleDesign(tuples=ids[best[1]], pair_count_std=float(stds[best[0]]), candidate_stds=stds)
 
 
+def tuple_ids(n: int) -> list[str]:
+    """Ids of a design's ``n`` tuples in design order, ``t`` and a zero-padded number.
+
+    >>> tuple_ids(3)
+    ['t00001', 't00002', 't00003']
+    """
+    return [f"t{i:05d}" for i in range(1, n + 1)]
+
+
 def pair_count_std(tuples: np.ndarray, n_items: int) -> float:
     """Standard deviation (ddof 1) of co-occurrence counts over all n(n-1)/2 pairs of item codes."""
     k = tuples.shape[1]

@@ -6,6 +6,7 @@
     semrel benchmark --model M [--model M2]   any models on every labelled set, with intervals
     semrel augment --dataset D --teacher M    more train pairs: nearest neighbours, a teacher's labels
     semrel evaluate PREDICTIONS... --split S   SemEval-2024 Task 1 evaluation: Spearman per language
+    semrel pairs CORPUS --n N --output PAIRS   candidate pairs from a corpus (IDF-Dice or model buckets)
 
 Every command shares one parser class: a typo, a missing file or a value outside its rule is
 answered in one line on stderr with exit status 2; ``-q`` shows warnings only, ``-v`` debug
@@ -34,6 +35,7 @@ PROG = "semrel"
 
 
 def build_parser() -> Parser:
+    from semrel.annotation.cli import register as register_annotation
     from semrel.dataset_scripts.cli import register as register_evaluate
     from semrel.metrics.bws.cli import register as register_bws
     from semrel.publishing.cli import register as register_publishing
@@ -50,6 +52,7 @@ def build_parser() -> Parser:
     register_bws(commands)
     register_training(commands)
     register_evaluate(commands)
+    register_annotation(commands)
     return parser
 
 

@@ -122,6 +122,12 @@ def test_one_language_and_one_target_train_choose_on_dev_and_score_test_official
     (["--jobs", "0"], "argument --jobs: must be an integer >= 1, not '0'"),
     (["--max-steps", "2", "--write-results"], "--write-results: a smoke run (--max-steps, --model) measures "
                                               "nothing to store"),
+    (["--max-steps", "٢"], "argument --max-steps: must be an integer >= 1, not '٢'"),
+    (["--jobs", "٢"], "argument --jobs: must be an integer >= 1, not '٢'"),
+    (["--language", "afr", "--track", "a"], "--language afr: afr has no Track A (it is in Track C only)"),
+    (["--language", "kin", "--language", "pan", "--track", "a"],
+     "--language pan: pan has no Track A (it is in Track C only)"),
+    (["--language", "mar", "--track", "c"], "--language mar: mar has no Track C (it is in Track A only)"),
 ])
 def test_a_mistake_is_one_line_before_anything_runs(args, words, tmp_path):
     done = subprocess.run([sys.executable, str(SCRIPT), *args, "--output", str(tmp_path / "out")],
@@ -129,6 +135,24 @@ def test_a_mistake_is_one_line_before_anything_runs(args, words, tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == (f"train_semrel_2024_languages.py: error: {words} "
                            "(see train_semrel_2024_languages.py --help)\n")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("options, missing", [
+    (["--track", "a"], "Track A/kin/kin_train.csv"),  # Track A trains on kin's own train split
+    (["--track", "c"], "Track A/amh/amh_train.csv"),  # Track C on every other Track A language's
+])
+def test_a_missing_mirror_file_is_one_line_before_anything_runs(options, missing, tmp_path):
+    """The mirror is checked before anything trains: the first file it lacks, named in one line."""
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    done = subprocess.run([sys.executable, str(SCRIPT), "--language", "kin", *options, "--output",
+                           str(tmp_path / "out")], cwd=tmp_path, env=study_env(mirror, tmp_path),
+                          capture_output=True, text=True, timeout=300)
+    looked = mirror / "semrel-2024" / missing
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"train_semrel_2024_languages.py: error: {missing} of 'semrel-2024' not found; "
+                                  f"looked at: {looked}. Download it from ") and done.stderr.count("\n") == 1
     assert not (tmp_path / "out").exists()
 
 

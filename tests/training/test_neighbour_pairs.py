@@ -375,3 +375,13 @@ def test_on_the_real_semrel_2024_english_train_file(mirror, cache_dir, tmp_path)
     assert saved.splits["validation"].to_list() == eng.splits["validation"].to_list()
     assert augmented.record["data"] == "semrel-2024/eng" and saved.language == data.language
     assert "@inproceedings" in data.citation and saved.citation == data.citation.strip()
+
+
+@pytest.mark.parametrize("spelling", ["A Red Circle", "A RED CIRCLE", "a red circle\u200b", "a\u00a0red  circle"])
+def test_a_train_sentence_an_uncased_tokenizer_reads_as_a_test_sentence_is_held_out(spelling):
+    splits = toy_splits()
+    train = splits["train"].to_dict()
+    train["sentence1"] = [spelling if s == "a red circle" else s for s in train["sentence1"]]
+    splits["train"] = datasets.Dataset.from_dict(train, features=FEATURES)
+    sentences, held_out, _ = train_sentences(load_pairs(splits, score_range=(0, 1)))
+    assert held_out == ["a red circle"] and spelling not in sentences
