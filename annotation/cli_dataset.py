@@ -107,7 +107,7 @@ def annotate_dataset(args) -> int:
         check_output(args.output, "--output", {"ANNOTATIONS": args.annotations, "--pairs": [args.pairs]},
                      folder=True)
     except ParameterError as exc:
-        raise UsageError(exc.worded(name=lambda p: f"--{p}", show=str, sep=" ")) from None
+        raise UsageError(exc.worded(name=lambda p: p if p.startswith("-") else f"--{p}", show=str, sep=" ")) from None
     written = write_dataset(args.annotations, read_pairs(args.pairs), args.output, license=args.license,
                             languages=args.language, name=args.name, trials=args.trials, seed=args.seed)
     rel = written.reliability

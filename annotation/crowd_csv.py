@@ -50,7 +50,7 @@ def read_crowd_csv(path, tuples: Mapping[str, Sequence[str]], *, salt: str) -> C
     >>> _ = open(f, "w").write("WorkerId,AssignmentStatus,Input.tuple_id,Answer.best,Answer.worst\\n"
     ...                        "W1,Approved,t1,p1,p4\\nW2,Rejected,t1,p2,p3\\nW3,Submitted,t1,,\\n")
     >>> read_crowd_csv(f, {"t1": ["p1", "p2", "p3", "p4"]}, salt="k").summary()  # doctest: +ELLIPSIS
-    '3 answers from 2 annotators -> 1 annotations; 1 skipped (...); 1 rejected (rejected on the platform: ...)'
+    '2 answers from 2 annotators -> 1 annotations; 1 skipped (...); 1 rejected (rejected on the platform: ...)'
     """
     path = Path(path)
     columns, table = read_table(path)

@@ -7,8 +7,9 @@ random into halves, the Spearman correlation of the halves' counting scores aver
 ``trials`` splits = SHR; R = its Spearman–Brown step; ceiling √R; the 95 % interval a bootstrap
 over pairs, the SHR's interval mapped back from the ceiling's through the same monotone formula),
 and writes ``default/train-…parquet`` (:func:`semrel.dataset_scripts.parquet_files.write_parquet`)
-with one row per pair -- ``pair_id, sentence1, sentence2, score, source, annotations`` (the pair's
-appearances in annotated tuples) -- and ``README.md``, a dataset card whose YAML gives the
+with one row per pair -- ``pair_id, sentence1, sentence2, score, source, appearances`` (the
+annotations whose tuple held the pair; not ``annotations``, which the suite's readers take for a list
+of a pair's ratings) -- and ``README.md``, a dataset card whose YAML gives the
 licence, languages, ``score_range: [0, 1]``, ``configs:`` and ``semrel_reliability`` (SHR, its
 interval, R, the ceiling, trials, annotations, annotators, tuples) that
 :func:`semrel.dataset_scripts.ceilings.human_ceiling` reads for the folder.
@@ -114,11 +115,11 @@ def write_dataset(annotation_files, pairs, output, *, license: str, languages, n
         "sentence2": [rows[p]["sentence2"] for p in order],
         "score": scores.score_01[index].astype(np.float32),
         "source": [rows[p].get("source", "") for p in order],
-        "annotations": scores.appearances[index].astype(np.int32),
+        "appearances": scores.appearances[index].astype(np.int32),
     }, features=datasets.Features({
         "pair_id": datasets.Value("string"), "sentence1": datasets.Value("string"),
         "sentence2": datasets.Value("string"), "score": datasets.Value("float32"),
-        "source": datasets.Value("string"), "annotations": datasets.Value("int32")}))
+        "source": datasets.Value("string"), "appearances": datasets.Value("int32")}))
     output = Path(output)
     with replaced_whole(output) as folder:
         data_file = write_parquet(table, folder, "default", "train")
@@ -163,8 +164,8 @@ def _card(name: str, license: str, languages: list[str], n: int, data_file: str,
 
 {n} sentence pairs scored for semantic relatedness by best-worst scaling: {annotators}{rel['annotations']}
 annotations of {rel['tuples']} distinct 4-tuples. Each pair's `score` is its counting score
-((#best − #worst) / #appearances) mapped to [0, 1]; `annotations` is the number of annotated tuples it
-appeared in; `source` is the corpus part the pair was drawn from.
+((#best − #worst) / #appearances) mapped to [0, 1]; `appearances` is the number of annotations whose
+tuple held it; `source` is the corpus part the pair was drawn from.
 
 ## Reliability
 

@@ -58,6 +58,13 @@ EXEMPT = {
         "runs the same script with a tiny model",
     "python benchmarks/bench_c_sts.py --group screen --group minilm --group mpnet --record benchmarks/results.json":
         "hours of training on a CPU (the study's later groups)",
+    ".venv-label-studio/bin/label-studio start --no-browser --port 8080 --data-dir ls-data --username "
+    "you@example.org --password 'choose one'": "starts a server that runs until stopped; "
+        "tests/annotation/test_label_studio.py starts the same server",
+    'semrel annotate push tuples.csv --pairs pairs.csv --project "relatedness, batch 1"':
+        "needs a Label Studio server; tests/annotation/test_label_studio.py pushes to a real one",
+    "semrel annotate pull --project 1 --tuples tuples.csv --pairs pairs.csv --output annotations.csv":
+        "needs a Label Studio server; tests/annotation/test_label_studio.py pulls from a real one",
 }
 LANGUAGES = {"python", "bash"}
 CHECKOUT = ("upload.py", "scripts", "benchmarks")  # what the docs run from a checkout's root

@@ -219,10 +219,11 @@ def data_dirs(values) -> dict[str, str]:
 
 def add_score_cache_flags(p: argparse.ArgumentParser) -> None:
     """``--score-cache``, ``--no-score-cache``: where a command's scorers keep what they compute."""
-    flag(p, "--score-cache", "score_cache", metavar="DIR",
+    either = p.add_mutually_exclusive_group()
+    flag(either, "--score-cache", "score_cache", metavar="DIR",
          help="where computed embeddings and scores are kept (default: $SEMREL_CACHE/scores, "
               "else ~/.cache/semrel/scores)")
-    flag(p, "--no-score-cache", action="store_true", help="keep nothing on disk")
+    flag(either, "--no-score-cache", action="store_true", help="keep nothing on disk")
 
 
 def add_augment_flags(p: argparse.ArgumentParser) -> None:

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from huggingface_hub import DatasetCard
 from test_potato import semrel, write_pairs
-from trainer_fixtures import COLOURS, SHAPES, tiny_encoder, tiny_sentence_transformer
 
 from semrel.annotation.answers import pseudonym
 from semrel.cli import main
@@ -20,6 +19,7 @@ from semrel.metrics.bws.readers import read_nrc
 from semrel.metrics.bws.scoring import bws_scores
 from semrel.metrics.ceiling import bws_ceiling
 from semrel.publishing.hub_vocabulary import check_card
+from trainer_fixtures import COLOURS, SHAPES, tiny_encoder, tiny_sentence_transformer
 
 HEADER = ["annotator", "tuple_id", "Item1", "Item2", "Item3", "Item4", "BestItem", "WorstItem"]
 
@@ -35,7 +35,8 @@ def simulate(tuples_file, latent: dict, out, annotators=3, seed=0) -> None:
             for r in rows:
                 items = [r[f"Item{j}"] for j in range(1, 5)]
                 v = np.array([latent[i] for i in items]) + rng.gumbel(size=4) * 0.15
-                w.writerow([pseudonym(f"w{a}", ""), r["tuple_id"], *items, items[int(v.argmax())], items[int(v.argmin())]])
+                best, worst = items[int(v.argmax())], items[int(v.argmin())]
+                w.writerow([pseudonym(f"w{a}", ""), r["tuple_id"], *items, best, worst])
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +65,7 @@ def made(tmp_path_factory):
 def test_the_folder_loads_with_stock_load_dataset_and_holds_the_scores(made, tmp_path):
     folder, pairs, annotations, latent, stdout = made
     rows = datasets.load_dataset(str(folder), cache_dir=str(tmp_path / "cache"))["train"]
-    assert rows.column_names == ["pair_id", "sentence1", "sentence2", "score", "source", "annotations"]
+    assert rows.column_names == ["pair_id", "sentence1", "sentence2", "score", "source", "appearances"]
     assert rows.features["score"].dtype == "float32"
     with pairs.open(encoding="utf-8") as f:
         expected = list(csv.DictReader(f))
@@ -74,13 +75,13 @@ def test_the_folder_loads_with_stock_load_dataset_and_holds_the_scores(made, tmp
     scores = bws_scores(ann)
     at = {item: i for i, item in enumerate(scores.items.tolist())}
     assert rows["score"] == pytest.approx([scores.score_01[at[p]] for p in rows["pair_id"]], abs=1e-6)
-    assert rows["annotations"] == [int(scores.appearances[at[p]]) for p in rows["pair_id"]]
-    assert sum(rows["annotations"]) == 4 * len(ann.best)  # 3 annotators x 120 tuples x 4 pairs
+    assert rows["appearances"] == [int(scores.appearances[at[p]]) for p in rows["pair_id"]]
+    assert sum(rows["appearances"]) == 4 * len(ann.best)  # 3 annotators x 120 tuples x 4 pairs
     ceiling = bws_ceiling(ann, trials=200, seed=0).spearman
     lines = stdout.splitlines()
     assert lines[0].startswith(f"60 pairs, 360 annotations; SHR {ceiling.split_half:.4f} [")
     assert lines[0].endswith(f"], human ceiling {ceiling.value:.4f}")
-    assert lines[1:] == [f"-> {folder}/{rows.info.splits and next(folder.glob('default/*.parquet')).relative_to(folder)}",
+    assert lines[1:] == [f"-> {folder}/{next(folder.glob('default/*.parquet')).relative_to(folder)}",
                          f"-> {folder}/README.md"]
 
 
@@ -147,7 +148,7 @@ def test_fit_and_benchmark_take_the_folder(made, tmp_path, monkeypatch, capsys):
     (["{ann}", "--pairs", "{pairs}", "--output", "{out}", "--license", "mit"],
      "the following arguments are required: --language (see semrel annotate dataset --help)"),
     (["{ann}", "--pairs", "{pairs}", "--output", "{pairs}", "--language", "en", "--license", "mit"],
-     "--output {pairs}: is not a folder (a file); give a folder path"),
+     "--output {pairs}: is a file, not a folder"),
     (["{missing}", "--pairs", "{pairs}", "--output", "{out}", "--language", "en", "--license", "mit"],
      "{missing}: no such file"),
     (["{ann}", "--pairs", "{few}", "--output", "{out}", "--language", "en", "--license", "mit"],

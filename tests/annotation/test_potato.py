@@ -20,9 +20,9 @@ import time
 import httpx
 import numpy as np
 import pytest
-from label_studio_server import free_port
 from scipy.stats import spearmanr
 
+from label_studio_server import free_port
 from project import REPO
 from semrel.annotation.answers import RULES, pseudonym
 from semrel.annotation.potato import read_answers, write_task
@@ -155,9 +155,10 @@ def user_state(folder, user, labels: dict) -> None:
     {potato tuple id: {"best": letter, "worst": letter}}."""
     path = folder / "annotation_output" / user / "user_state.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"user_id": user, "instance_id_ordering": list(labels), "instance_id_to_label_to_value": {
-        tuple_id: [[{"schema": "relatedness", "name": name}, value] for name, value in chosen.items()]
-        for tuple_id, chosen in labels.items()}}, indent=2))
+    labelled = {tuple_id: [[{"schema": "relatedness", "name": name}, value] for name, value in chosen.items()]
+                for tuple_id, chosen in labels.items()}
+    path.write_text(json.dumps({"user_id": user, "instance_id_ordering": list(labels),
+                                "instance_id_to_label_to_value": labelled}, indent=2))
 
 
 @pytest.fixture

@@ -295,6 +295,21 @@ def test_a_cache_flag_on_a_place_that_cannot_hold_it_is_one_line(models, tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # nothing made, nothing cached
 
 
+@pytest.mark.parametrize("command", [BENCHMARK, AUGMENT], ids=["benchmark", "augment"])
+@pytest.mark.parametrize("first,second", [("--no-score-cache", "--score-cache"), ("--score-cache", "--no-score-cache")])
+def test_no_score_cache_beside_a_score_cache_is_one_line(models, tmp_path, fixture_mirror, capsys, command, first,
+                                                         second):
+    given = {"--score-cache": ["--score-cache", str(tmp_path / "c")], "--no-score-cache": ["--no-score-cache"]}
+    argv = [_filled(a, models, tmp_path, fixture_mirror) for a in command] + given[first] + given[second]
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    captured = capsys.readouterr()
+    assert (exited.value.code, captured.out) == (2, "")
+    assert captured.err == (f"semrel {command[0]}: error: argument {second}: not allowed with argument {first} "
+                            f"(see semrel {command[0]} --help)\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 REAL = [c for c in FLAGS if c[0] in ("benchmark --score-cache a file", "benchmark --cache-dir a file",
                                      "benchmark $SEMREL_CACHE read-only")]
 
