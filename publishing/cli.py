@@ -2,15 +2,15 @@
 
     semrel build [--only NAME ...] [--mirror DIR] [--data-dir ID=DIR ...]   # -> build/hub/..., build/report/
     semrel verify [--only NAME ...]                                         # rebuild from upstream + compare
-    semrel push --namespace NS [--private] [--only NAME ...] [--model PATH ...] [--dry-run]
+    semrel push --namespace NS [--private] [--only NAME ...] [--model PATH ...] [--dataset DIR ...] [--dry-run]
 
 Datasets go to ``build/hub/datasets/<id>/`` (Parquet + README with YAML configs; C-STS: the card
 only, its rows stay in your datasets cache), metrics to ``build/hub/spaces/<name>/`` (standalone
-Space folders). ``push`` publishes them (see :mod:`semrel.publishing.publish` for what each
+Space folders). ``push`` publishes them, and dataset folders of ``semrel annotate dataset`` (see :mod:`semrel.publishing.publish` for what each
 artefact sends). A failed build keeps the previous output of that dataset; concurrent builds into
 one folder wait. The ``--out`` of ``build`` and ``push`` (which stages there) is never a link,
 nor a folder they read (``--mirror``, ``--data-dir``, push's ``--model``), an existing folder in
-one, or one holding one. The mirror is found as every command finds it: ``--mirror``, else
+one, or one holding one (nor a ``--dataset`` folder). The mirror is found as every command finds it: ``--mirror``, else
 ``$SEMREL_MIRROR``, else ``../shared/upstream`` beside the working directory, else the upstream URLs.
 """
 
@@ -224,22 +224,25 @@ def cmd_push(args) -> int:
         _selected(args.only)  # a typo: exit 2 with the known names
     for model in args.model:
         _folder("--model", model, exists=True, hint=" (a run folder of `semrel fit`)")
-    # --model alone pushes only the models; --all (or no --model) adds every dataset and metric
-    names = args.only or (publish.known_names() if args.all or not args.model else [])
-    _not_an_input("--out", args.out, {"--model": args.model},
+    for folder in args.dataset:
+        _folder("--dataset", folder, exists=True, hint=" (a dataset folder of `semrel annotate dataset`)")
+    # --model or --dataset alone push only those; --all (or neither) adds every dataset and metric
+    names = args.only or (publish.known_names() if args.all or not (args.model or args.dataset) else [])
+    _not_an_input("--out", args.out, {"--model": args.model, "--dataset": args.dataset},
                   {"--mirror": (args.mirror or "").split(os.pathsep)})
     _folder("--out", args.out, write=True)  # staging goes there (a card-only repo needs no build)
     _check_cache_dir(args.cache_dir)
     data_dirs = _data_dirs(args.data_dir)
     try:
         try:
-            artefacts = publish.plan(args.out, names, args.model, args.namespace)
+            artefacts = publish.plan(args.out, names, args.model, args.namespace, folders=args.dataset)
         except OSError as exc:  # a full disk while staging the repo folders
             raise publish.PublishError(f"could not stage the repos in {args.out / 'hub'} "
                                        f"({type(exc).__name__}: {exc}); nothing was uploaded") from None
-        print(f"{'kind':<13} {'repo':<40} {'files':>5}  what")
+        width = max([13, *(len(a.kind) for a in artefacts)])
+        print(f"{'kind':<{width}} {'repo':<40} {'files':>5}  what")
         for a in artefacts:
-            print(f"{a.kind:<13} {args.namespace + '/' + a.name:<40} {len(a.files()):>5}  {a.note}")
+            print(f"{a.kind:<{width}} {args.namespace + '/' + a.name:<40} {len(a.files()):>5}  {a.note}")
             changed = dict(a.changed)
             print("".join(f"    {f}" + (f"  ({changed[f]})" if f in changed else "") + "\n"
                           for f in a.files()), end="")
@@ -288,5 +291,8 @@ def register(commands) -> None:
             s.add_argument("--private", action="store_true", help="create new repos as private")
             s.add_argument("--model", nargs="+", type=Path, default=[], metavar="PATH",
                            help="model folders (semrel fit); alone unless --all/--only")
+            s.add_argument("--dataset", nargs="+", type=Path, default=[], metavar="DIR",
+                           help="dataset folders (semrel annotate dataset), each to NAMESPACE/<its folder "
+                                "name>; alone unless --all/--only")
             s.add_argument("--dry-run", action="store_true",
                            help="print what each repo would receive; no token, no network")

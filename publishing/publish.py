@@ -9,6 +9,9 @@ What a push sends (one repo and one commit per artefact; the repo mirrors the fo
   keeps licence, languages, task categories and tags but no ``configs`` (there is no data to
   point at), its plots, and build-it-yourself instructions — staged in ``build/hub/cards/<id>/``
   (:mod:`publishing.staging`);
+- a dataset folder of ``semrel annotate dataset``: every file of it, staged in
+  ``build/hub/dataset-folders/<name>/`` with its card's usage snippet loading the repo, to
+  ``<namespace>/<folder name>`` (:mod:`publishing.dataset_folder`: what makes a folder one, and its checks);
 - a metric: ``build/hub/spaces/<name>/`` (see :mod:`publishing.spaces`);
 - a model folder written by ``semrel fit`` (or ``semrel ensemble``): what a model repo needs, by
   an allow-list (:func:`~publishing.staging.model_files`: weights, config, tokenizer,
@@ -19,7 +22,8 @@ What a push sends (one repo and one commit per artefact; the repo mirrors the fo
 
 Before anything is uploaded every artefact is checked (:func:`check`, which the dry run calls as
 well) and a single problem stops the push: a repo id the Hub would refuse, a dataset folder that
-fails verification, a Space that would not run standalone, a model folder without a card, a
+fails verification, a dataset folder whose Parquet files do not read or that
+stock ``load_dataset`` does not load, or whose annotator columns hold other than pseudonyms, a Space that would not run standalone, a model folder without a card, a
 card-only folder that quotes a row of the data, a card outside the Hub vocabulary
 (:mod:`publishing.hub_vocabulary`), anything that looks like a raw Amazon Mechanical Turk
 WorkerId, an absolute path of this machine in any text or JSON file, or, in a model repo, gold
@@ -31,6 +35,7 @@ huggingface_hub sources (``HF_TOKEN``, ``hf auth login``) and is passed to the c
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -44,6 +49,7 @@ from huggingface_hub.utils import HFValidationError, filter_repo_objects, valida
 from semrel.dataset_scripts.registry import REGISTRY, get_spec
 from semrel.trainers.run_folder import WEIGHT_FILES, run_data
 
+from .dataset_folder import folder_problems, parquet_problems, refusal
 from .export import data_files, fingerprint_problems, verify_folder
 from .guard import (
     raw_worker_ids,
@@ -55,7 +61,15 @@ from .guard import (
 )
 from .hub_vocabulary import check_card
 from .spaces import check_space, metric_names
-from .staging import held_back, labels_may_go, stage_card_only, stage_model, stage_space, trained_on
+from .staging import (
+    held_back,
+    labels_may_go,
+    stage_card_only,
+    stage_dataset_folder,
+    stage_model,
+    stage_space,
+    trained_on,
+)
 
 # Pair-schema text a card-only README must never quote (texts of >= 12 characters and >= 3 words:
 # shorter phrase fragments, as in crowd-sts, occur in ordinary prose).
@@ -87,7 +101,7 @@ class PushFailed(PublishError):
 class Artefact:
     """One repo to publish: every file under ``folder`` goes to ``<namespace>/<name>``."""
 
-    kind: str  # "dataset", "dataset card", "space" or "model"
+    kind: str  # "dataset", "dataset card", "dataset folder", "space" or "model"
     name: str
     repo_type: str  # "dataset", "space" or "model"
     folder: Path
@@ -113,11 +127,12 @@ def known_names() -> list[str]:
 
 
 def plan(out: Path, names: Iterable[str], models: Iterable[Path] = (),
-         namespace: str | None = None) -> list[Artefact]:
+         namespace: str | None = None, *, folders: Iterable[Path] = ()) -> list[Artefact]:
     """The artefacts to push from the build folder ``out`` (``build/``): the datasets and metrics
-    called ``names`` (see :func:`known_names`) and the model folders ``models`` -- with a
+    called ``names`` (see :func:`known_names`), the model folders ``models`` -- with a
     ``namespace``, a model trained on a semrel dataset whose card names no dataset is staged in
-    ``out/hub/models/<name>`` with ``datasets: [<namespace>/<id>]`` (:func:`stage_model`)."""
+    ``out/hub/models/<name>`` with ``datasets: [<namespace>/<id>]`` (:func:`stage_model`) -- and
+    the dataset folders ``folders`` (``semrel annotate dataset``), each to ``<namespace>/<its name>``."""
     names = list(names)
     unknown = sorted(set(names) - set(known_names()))
     if unknown:
@@ -163,7 +178,29 @@ def plan(out: Path, names: Iterable[str], models: Iterable[Path] = (),
         artefacts.append(Artefact("model", folder.name, "model", staged, note,
                                   changed=tuple(result.changed.items()), kept=result.kept,
                                   source=folder))
+    artefacts += [_dataset_folder(Path(folder), hub, namespace) for folder in folders]
+    repos = [a.name for a in artefacts if a.repo_type == "dataset"]
+    if twice := next((n for n in repos if repos.count(n) > 1), None):
+        raise PublishError(f"two datasets would go to one repo, {namespace or '<namespace>'}/{twice}: "
+                           "rename a --dataset folder")
     return artefacts
+
+
+def _dataset_folder(folder: Path, hub: Path, namespace: str | None) -> Artefact:
+    """The artefact of a dataset folder, staged in ``hub/dataset-folders/<name>``; a folder that is
+    none (:func:`~publishing.dataset_folder.refusal`) or whose name is no repo name is refused."""
+    name = Path(os.path.abspath(folder)).name
+    if why := refusal(folder):
+        raise PublishError(f"--dataset {folder}: {why}")
+    if why := _invalid(f"namespace/{name}"):
+        raise PublishError(f"--dataset {folder}: {name!r} is no Hub repo name ({why}); rename the folder "
+                           "(its name is the repo's)")
+    staged = hub / "dataset-folders" / name
+    if staged.resolve() == folder.resolve():
+        raise PublishError(f"--dataset {folder}: is where the push stages it; give the dataset folder")
+    changed = stage_dataset_folder(folder, staged, repo_id=f"{namespace}/{name}" if namespace else None)
+    return Artefact("dataset folder", name, "dataset", staged, "Parquet + card (the folder, whole)",
+                    changed=tuple(changed.items()), source=folder)
 
 
 def _invalid(repo_id: str) -> str | None:
@@ -207,8 +244,11 @@ def check(artefacts: list[Artefact], namespace: str | None = None, *, mirror=Non
     if not fetch:
         unchecked.append("the real WorkerIds (their pattern was checked)")
     for a in artefacts:
-        found = scan_files(a.folder, a.files(), known) + scan_local_paths(a.folder, a.files())
-        if a.kind in ("dataset", "dataset card", "model") and (a.folder / "README.md").is_file():
+        broken = parquet_problems(a.folder, a.files()) if a.kind == "dataset folder" else {}
+        files = [rel for rel in a.files() if rel not in broken]  # each damaged file named once
+        found = [f"{rel}: {why}" for rel, why in broken.items()]
+        found += scan_files(a.folder, files, known) + scan_local_paths(a.folder, files)
+        if a.kind in ("dataset", "dataset card", "dataset folder", "model") and (a.folder / "README.md").is_file():
             found += [p.replace(f"{a.folder / 'README.md'}", "README.md")
                       for p in check_card(a.folder / "README.md",
                                           "model" if a.kind == "model" else "dataset")]
@@ -225,6 +265,8 @@ def check(artefacts: list[Artefact], namespace: str | None = None, *, mirror=Non
         elif a.kind == "dataset card":
             built = a.folder.parents[1] / "datasets" / a.name  # staged in <hub>/cards/<id>
             found += _card_only_problems(a, built)
+        elif a.kind == "dataset folder":
+            found += folder_problems(a.folder, files, load=not broken)
         elif a.kind == "space":
             found += check_space(a.folder)
         elif a.kind == "model":

@@ -10,7 +10,9 @@
   to its figures (:data:`FIGURES`); every other file stays here, whatever it is called
   (predictions, CSVs, checkpoints, notes). The card names ``datasets: [<namespace>/<id>]`` -- the
   dataset repo the same namespace publishes -- which ``semrel fit`` cannot know when it writes
-  the card (see :func:`stage_model`).
+  the card (see :func:`stage_model`);
+- dataset folders: ``build/hub/dataset-folders/<name>/`` is a dataset folder of ``semrel annotate
+  dataset``, every file of it, its card's usage snippet loading the repo (:func:`stage_dataset_folder`).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from .export import card_metadata
 from .guard import Recorded
 
 DATA_KEYS = ("configs", "dataset_info")
+FOLDER_SNIPPET = 'load_dataset("path/to/this/folder")'  # the usage line of semrel annotate dataset's card
 SNIPPET_PATH = re.compile(rf'^path = "[^"\n]*"  {re.escape(PATH_COMMENT)}$', re.M)
 
 
@@ -283,6 +286,20 @@ def stage_space(folder: Path, dest: Path, repo_id: str, endpoint: str) -> Path:
     # a new file in its place: the old one is a hard link to the built file
     write_whole(requirements, "\n".join(lines) + "\n", requirements.name, error=_os_error)
     return dest
+
+
+def stage_dataset_folder(folder: Path, dest: Path, *, repo_id: str | None = None) -> dict[str, str]:
+    """The dataset repo folder ``dest`` of a dataset folder (``semrel annotate dataset``): every file
+    (hard links), the card's usage line loading ``repo_id`` instead of a local folder
+    (:data:`FOLDER_SNIPPET`). Returns file -> how the staged copy differs; the folder is not changed."""
+    _linked_copy(folder, dest)
+    card = dest / "README.md"
+    text = card.read_text(encoding="utf-8")
+    if not repo_id or FOLDER_SNIPPET not in text:
+        return {}
+    # a new file in its place: the old one is a hard link to the folder's card
+    write_whole(card, text.replace(FOLDER_SNIPPET, f'load_dataset("{repo_id}")'), card.name, error=_os_error)
+    return {card.name: f"its usage snippet loads {repo_id}"}
 
 
 def _os_error(exc: OSError, kept: bool) -> OSError:

@@ -36,7 +36,7 @@ from hub_server import LocalHub
 from project import MIRROR, REPO, needs_mirror
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-DOC_PAGES = {"datasets", "metrics", "training", "benchmark", "publishing", "cli"}
+DOC_PAGES = {"datasets", "metrics", "training", "benchmark", "publishing", "cli", "making-a-dataset"}
 EXEMPT = {
     "make build": "sets up the checkout's own .venv and writes its build/; what it runs, "
                   "`semrel build`, runs in docs/publishing.md",
@@ -65,9 +65,14 @@ EXEMPT = {
         "needs a Label Studio server; tests/annotation/test_label_studio.py pushes to a real one",
     "semrel annotate pull --project 1 --tuples tuples.csv --pairs pairs.csv --output annotations.csv":
         "needs a Label Studio server; tests/annotation/test_label_studio.py pulls from a real one",
+    ".venv-potato/bin/potato start potato-task/config.yaml --port 8000":
+        "starts Potato's server, which runs until stopped; tests/annotation/test_potato.py starts it and "
+        "answers over HTTP",
+    "semrel annotate potato-pull potato-task --output annotations.csv":
+        "needs answers given in Potato; tests/annotation/test_potato.py pulls those of the real server",
 }
 LANGUAGES = {"python", "bash"}
-CHECKOUT = ("upload.py", "scripts", "benchmarks")  # what the docs run from a checkout's root
+CHECKOUT = ("upload.py", "scripts", "benchmarks", "docs")  # what the docs run from a checkout's root
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 MARK = "@@semrel-docs-command-done@@"
 TOKEN = "hf_semrelDocsTestToken"

@@ -184,7 +184,8 @@ def add_benchmark_flags(p: argparse.ArgumentParser) -> None:
     add_model_kind_flag(p)
     flag(p, "--only", "only", action="append", metavar="SET",
          help=f"score only these (repeat): a dataset ({', '.join(BENCHMARK_DATASETS)}) or the "
-              "start of a set name (semrel-2024/eng, crowd-sts/pairs/test)")
+              "start of a set name (semrel-2024/eng, crowd-sts/pairs/test), or a dataset folder "
+              "(semrel annotate dataset)")
     flag(p, "--output", "output", help="folder for benchmark.json, benchmark.md, benchmark.png")
     flag(p, "--card", "card", metavar="RUN",
          help="write RUN's results (one of the --model, a semrel run) into its model card")

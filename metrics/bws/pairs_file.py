@@ -40,7 +40,7 @@ def read_pairs(path) -> PairsFile:
     >>> import tempfile, os
     >>> f = os.path.join(tempfile.mkdtemp(), "pairs.csv")
     >>> _ = open(f, "w").write("pair_id,sentence1,sentence2\\np1,a cat,a dog\\np2,a dog,a cat\\n")
-    >>> read_pairs(f)
+    >>> read_pairs(f)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     semrel.metrics.errors.DataValidationError: ...pairs.csv: row 2: the same pair twice, in swapped order (...)

@@ -142,6 +142,7 @@ def bradley_terry(tuples, best, worst, n_items: int, *, alpha: float = DEFAULT_A
                          f"strength), got {alpha!r}")
     i, j, wins_i, total = pair_counts(*implied_pairs(tuples, best, worst), n_items)
     weights = {}  # Hessian weights total * p (1 - p) of the last theta: every CG step of a Newton step uses them
+    # (scipy passes each Newton step's theta as a fresh array, so the cache compares values, not identity)
 
     def objective(theta):  # sum total * log(1 + e^d) - wins_i * d, d = theta_i - theta_j; and its gradient
         d = theta[i] - theta[j]
@@ -153,9 +154,9 @@ def bradley_terry(tuples, best, worst, n_items: int, *, alpha: float = DEFAULT_A
         return np.sum(total * softplus - wins_i * d) + alpha * np.sum(theta * theta), gradient
 
     def hessp(theta, v):  # Hessian times v: 2 alpha v + Laplacian of the weights total * p (1 - p)
-        if weights.get("theta") is not theta:
+        if "theta" not in weights or not np.array_equal(weights["theta"], theta):
             e = np.exp(-np.abs(theta[i] - theta[j]))
-            weights.update(theta=theta, w=total * e / (1.0 + e) ** 2)  # p (1 - p) = e / (1 + e)^2
+            weights.update(theta=theta.copy(), w=total * e / (1.0 + e) ** 2)  # p (1 - p) = e / (1 + e)^2
         h = weights["w"] * (v[i] - v[j])
         return 2 * alpha * v + np.bincount(i, h, n_items) - np.bincount(j, h, n_items)
 

@@ -2,6 +2,7 @@
 
     semrel build|verify|push ...              datasets, metric Spaces, report -> build/hub (the Hub)
     semrel bws score|reliability|design ...   Best-Worst Scaling annotation files and tuple designs
+    semrel ratings plan FILE [--target R]     a rating file's reliability now, and the raters a target needs
     semrel fit|cv|predict|ensemble|models ... fine-tune and use encoders
     semrel benchmark --model M [--model M2]   any models on every labelled set, with intervals
     semrel augment --dataset D --teacher M    more train pairs: nearest neighbours, a teacher's labels
@@ -38,6 +39,7 @@ def build_parser() -> Parser:
     from semrel.annotation.cli import register as register_annotation
     from semrel.dataset_scripts.cli import register as register_evaluate
     from semrel.metrics.bws.cli import register as register_bws
+    from semrel.metrics.rating_plan.cli import register as register_ratings
     from semrel.publishing.cli import register as register_publishing
     from semrel.trainers.cli import register as register_training
 
@@ -50,6 +52,7 @@ def build_parser() -> Parser:
                                      parser_class=Parser)
     register_publishing(commands)
     register_bws(commands)
+    register_ratings(commands)
     register_training(commands)
     register_evaluate(commands)
     register_annotation(commands)

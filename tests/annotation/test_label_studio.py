@@ -61,12 +61,20 @@ def server(tmp_path_factory):
         yield running
 
 
+WHO = ("The old fisherman", "A young teacher", "My neighbour", "The band", "A tired nurse", "The cat")
+DOES = ("mends a net by the harbour", "reads a novel on the train", "bakes bread early every morning",
+        "plays a loud concert in the park", "walks home after a long night shift", "sleeps in the warm sun",
+        "argues about the price of fish", "grades essays late into the evening", "waters the tomatoes on the roof",
+        "chases a moth across the kitchen")
+
+
 def write_design(folder, n_pairs: int, seed: int = 0):
     """A pairs file of ``n_pairs`` pairs and its tuples file (2N 4-tuples, as semrel bws design --pairs)."""
     ids = [f"p{i:03d}" for i in range(n_pairs)]
+    texts = [(f"{WHO[i % 6]} {DOES[i % 10]}.", f"{WHO[(i // 6 + i) % 6]} {DOES[(i + 1) % 10]}.")
+             for i in range(n_pairs)]
     (folder / "pairs.csv").write_text("pair_id,sentence1,sentence2\n" + "".join(
-        f'{p},"The {i}th sentence, said once.","A sentence {i} times over"\n' for i, p in enumerate(ids)),
-        encoding="utf-8")
+        f'{p},"{a}","{b}"\n' for p, (a, b) in zip(ids, texts, strict=True)), encoding="utf-8")
     design = generate_tuples(ids, k=4, factor=2, n_designs=20, seed=seed).tuples.tolist()
     (folder / "tuples.csv").write_text("tuple_id,Item1,Item2,Item3,Item4\n" + "".join(
         f"{t},{','.join(row)}\n" for t, row in zip(tuple_ids(len(design)), design, strict=True)), encoding="utf-8")
@@ -294,7 +302,7 @@ def test_label_studio_pull_interrupted_half_way_writes_nothing_and_a_rerun_compl
     assert done.returncode == 2
     assert re.fullmatch(rf"semrel annotate pull: error: Label Studio at {proxy.url}, listing the tasks of project "
                         rf"{project}: the connection broke off \(peer closed connection without sending complete "
-                        r"message body: received \d+ bytes, expected \d+\)\n", done.stderr), done.stderr
+                        r"message body \(received \d+ bytes, expected \d+\)\)\n", done.stderr), done.stderr
     assert (folder / "annotations.csv").read_bytes() == before  # no half-written output
     assert not [p for p in folder.iterdir() if p.name.endswith(".partial")]
     (folder / "annotations.csv").unlink()
