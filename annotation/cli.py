@@ -169,7 +169,7 @@ def annotate_pull(args) -> int:
     from .answers import annotator_key
     from .label_studio import pull_file
 
-    _check_output(args, {"TUPLES": [args.tuples], "PAIRS": [args.pairs]})
+    _check_output(args, {"--tuples": [args.tuples], "--pairs": [args.pairs]})
     pulled = pull_file(args.project, args.tuples, args.pairs, args.output, url=args.url, token=args.token,
                        key=annotator_key(args.annotator_key))
     log.info("%s", pulled.summary())
@@ -182,7 +182,7 @@ def annotate_crowd(args) -> int:
     from .bws_file import read_design, write_rows
     from .crowd_csv import read_crowd_csv
 
-    _check_output(args, {"RESULTS": [args.results], "TUPLES": [args.tuples], "PAIRS": [args.pairs]})
+    _check_output(args, {"RESULTS": [args.results], "--tuples": [args.tuples], "--pairs": [args.pairs]})
     read = read_crowd_csv(args.results, read_design(args.tuples, args.pairs)[0], salt=annotator_key(args.annotator_key))
     write_rows(args.output, read.rows)
     log.info("%s", read.summary())

@@ -44,6 +44,7 @@ def annotate_potato(args) -> int:
     for path in (args.tuples, args.pairs):
         if not path.is_file():
             raise UsageError(f"{path}: no such file")
+    _check_output(args.output, {"TUPLES": [args.tuples], "--pairs": [args.pairs]}, folder=True)
     tuples, pairs = read_design(args.tuples, args.pairs)
     for path in write_task(tuples, pairs, args.output, guide=args.guide or GUIDE):
         print(f"-> {path}")
@@ -52,24 +53,30 @@ def annotate_potato(args) -> int:
 
 
 def annotate_potato_pull(args) -> int:
-    from semrel.metrics.errors import ParameterError
-    from semrel.metrics.output_files import check_output
-
     from .answers import annotator_key
     from .bws_file import write_rows
     from .potato import read_answers
 
     if not args.task.is_dir():
         raise UsageError(f"{args.task}: no such folder (a task folder of semrel annotate potato)")
-    try:
-        check_output(args.output, "--output", {"DIR": [args.task]})
-    except ParameterError as exc:
-        raise UsageError(exc.worded(show=str, sep=" ")) from None
+    _check_output(args.output, {"DIR": [args.task]})
     answers = read_answers(args.task, salt=annotator_key(args.annotator_key))
     write_rows(args.output, answers)
     print(answers.summary())
     print(f"-> {args.output}")
     return 0
+
+
+def _check_output(output, inputs: dict, *, folder: bool = False) -> None:
+    """``--output`` (``folder``: an output folder) can be written and replaces none of ``inputs``, checked
+    before any work (:func:`semrel.metrics.output_files.check_output`)."""
+    from semrel.metrics.errors import ParameterError
+    from semrel.metrics.output_files import check_output
+
+    try:
+        check_output(output, "--output", inputs, folder=folder)
+    except ParameterError as exc:
+        raise UsageError(exc.worded(show=str, sep=" ")) from None
 
 
 def register_dataset(annotate) -> None:
@@ -86,7 +93,7 @@ def register_dataset(annotate) -> None:
                      help="the data's licence, a Hub licence id: cc0-1.0, cc-by-4.0, cc-by-sa-4.0, cc-by-nc-4.0, "
                           "cc-by-nc-sa-4.0, apache-2.0 or mit")
     sub.add_argument("--language", action="append", required=True, metavar="LANG",
-                     help="a language of the sentences (repeat): an ISO 639-1 or 639-3 code")
+                     help="a language of the sentences (repeat): an ISO 639-1, 639-2 or 639-3 code (en, deu, gsw)")
     sub.add_argument("--trials", type=at_least(1), default=1000, help="random half splits of the SHR")
     sub.add_argument("--seed", type=at_least(0), default=0, help="seed of the half splits and their bootstrap")
 
@@ -107,7 +114,8 @@ def annotate_dataset(args) -> int:
         check_output(args.output, "--output", {"ANNOTATIONS": args.annotations, "--pairs": [args.pairs]},
                      folder=True)
     except ParameterError as exc:
-        raise UsageError(exc.worded(name=lambda p: p if p.startswith("-") else f"--{p}", show=str, sep=" ")) from None
+        raise UsageError(exc.worded(name=lambda p: p if p.startswith("-") or p.isupper() else f"--{p}", show=str,
+                                    sep=" ")) from None
     written = write_dataset(args.annotations, read_pairs(args.pairs), args.output, license=args.license,
                             languages=args.language, name=args.name, trials=args.trials, seed=args.seed)
     rel = written.reliability

@@ -20,16 +20,15 @@ annotated (an error naming the first that is not and how many); the folder is sw
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from semrel.dataset_scripts.languages import language_problem
 from semrel.metrics.errors import DataValidationError, ParameterError
 
 LICENCES = ("cc0-1.0", "cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "cc-by-nc-sa-4.0", "apache-2.0", "mit")
-LANGUAGE = re.compile(r"[a-z]{2,3}")
 RELIABILITY_KEY = "semrel_reliability"
 SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"))
 
@@ -68,14 +67,15 @@ def read_annotations(paths):
 
 
 def check_card_values(license: str, languages) -> list[str]:
-    """The languages, after checking ``license`` and each language against the Hub's vocabulary."""
+    """The languages, after checking ``license`` against the Hub's vocabulary and each language as an
+    ISO 639 code (:func:`~semrel.dataset_scripts.languages.language_problem`)."""
     if license not in LICENCES:
         raise ParameterError("license", license, f"must be one of {', '.join(LICENCES)}")
     if not languages:
         raise ParameterError("language", None, "must be given: the language(s) of the sentences (e.g. en)")
     for language in languages:
-        if not LANGUAGE.fullmatch(language):
-            raise ParameterError("language", language, "must be an ISO 639-1 or 639-3 code (en, cs, arq)")
+        if problem := language_problem(language):
+            raise ParameterError("language", language, problem)
     return list(dict.fromkeys(languages))
 
 

@@ -150,6 +150,8 @@ def savings(uniform: np.ndarray, adaptive: np.ndarray, budgets: list[int]) -> di
     """Annotations each design needs to reach the uniform design's final mean correlation."""
     level = float(uniform[:, -1].mean())
     u, a = reach(uniform.mean(axis=0), budgets, level), reach(adaptive.mean(axis=0), budgets, level)
+    if np.isnan(a):  # the adaptive design never reaches it within the budgets simulated
+        return {"level": round(level, 4), "uniform": round(u), "adaptive": None, "saved": None}
     return {"level": round(level, 4), "uniform": round(u), "adaptive": round(a), "saved": round(1 - a / u, 3)}
 
 
@@ -203,8 +205,9 @@ def main() -> None:
             print(f"  {row['annotations']:>6} {row['uniform']:.4f} {row['adaptive']:.4f} "
                   f"{row['difference']:+.4f} [{row['low']:+.4f}, {row['high']:+.4f}]")
         r = results[f"{name}_reach"]
-        print(f"  to reach {r['level']:.4f}: uniform {r['uniform']}, adaptive {r['adaptive']} annotations "
-              f"({r['saved']:+.1%} saved)")
+        print(f"  to reach {r['level']:.4f}: uniform {r['uniform']}, adaptive "
+              + (f"{r['adaptive']} annotations ({r['saved']:+.1%} saved)" if r["adaptive"] is not None
+                 else "does not within the budgets simulated"))
     if args.write:
         record(KEY, results)
 

@@ -87,13 +87,37 @@ def _r(x) -> dict:
     return {"value": round(x.value, 4), "low": round(x.low, 4), "high": round(x.high, 4)}
 
 
+def speed(n_items: int = 100_000) -> dict:
+    """Seconds for the item means with intervals and for the whole plan, ``n_items`` x 3 ratings 1–5."""
+    import time
+
+    from semrel.metrics.rating_plan.plan import plan_ratings
+    from semrel.metrics.rating_plan.reliability import item_means
+
+    rng = np.random.default_rng(0)
+    x = np.clip(np.rint(3 + rng.normal(size=n_items)[:, None] + rng.normal(size=(n_items, 3))), 1, 5)
+    table = make_table(np.repeat(np.arange(n_items), 3), np.tile(["a", "b", "c"], n_items), x.ravel(), scale=(1, 5))
+    values, counts = panel(table)
+    start = time.perf_counter()
+    item_means(values, counts)
+    means = time.perf_counter() - start
+    start = time.perf_counter()
+    plan_ratings(table, raters=6)
+    return {"items": n_items, "ratings": 3 * n_items, "item_means_seconds": round(means, 3),
+            "plan_seconds": round(time.perf_counter() - start, 1)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mirror", type=Path, default=REPO.parent / "shared" / "upstream")
     parser.add_argument("--draws", type=int, default=5)
     parser.add_argument("--share", type=float, default=0.1)
     parser.add_argument("--write", action="store_true", help=f"store the figures under {KEY!r} in results.json")
+    parser.add_argument("--speed", action="store_true", help="time 100,000 items x 3 ratings instead")
     args = parser.parse_args()
+    if args.speed:
+        print(speed())
+        return
     rows = []
     czech = czech_panel(args.mirror)
     observed = plan_of(czech, 9, 0).now

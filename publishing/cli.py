@@ -6,12 +6,14 @@
 
 Datasets go to ``build/hub/datasets/<id>/`` (Parquet + README with YAML configs; C-STS: the card
 only, its rows stay in your datasets cache), metrics to ``build/hub/spaces/<name>/`` (standalone
-Space folders). ``push`` publishes them, and dataset folders of ``semrel annotate dataset`` (see :mod:`semrel.publishing.publish` for what each
-artefact sends). A failed build keeps the previous output of that dataset; concurrent builds into
-one folder wait. The ``--out`` of ``build`` and ``push`` (which stages there) is never a link,
-nor a folder they read (``--mirror``, ``--data-dir``, push's ``--model``), an existing folder in
-one, or one holding one (nor a ``--dataset`` folder). The mirror is found as every command finds it: ``--mirror``, else
-``$SEMREL_MIRROR``, else ``../shared/upstream`` beside the working directory, else the upstream URLs.
+Space folders). ``push`` publishes them, and dataset folders of ``semrel annotate dataset`` (see
+:mod:`semrel.publishing.publish` for what each artefact sends). A failed build keeps the previous
+output of that dataset; concurrent builds into one folder wait. The ``--out`` of ``build`` and
+``push`` (which stages there) is never a link, nor a folder they read (``--mirror``,
+``--data-dir``, push's ``--model``), an existing folder in one, or one holding one (nor a
+``--dataset`` folder). The mirror is found as every command finds it: ``--mirror``, else
+``$SEMREL_MIRROR``, else ``../shared/upstream`` beside the working directory, else the upstream
+URLs.
 """
 
 from __future__ import annotations

@@ -66,7 +66,8 @@ def parquet_problems(folder: Path, files: list[str]) -> dict[str, str]:
         try:
             pq.read_table(path)
         except (OSError, ValueError) as exc:  # ArrowInvalid; a damaged footer: UnicodeDecodeError
-            found[rel] = (f"is no readable Parquet file ({type(exc).__name__}: {_first_line(exc)}): damaged? "
+            why = _first_line(exc).replace(str(path), rel)  # pyarrow names the staged copy
+            found[rel] = (f"is no readable Parquet file ({type(exc).__name__}: {why}): damaged? "
                           f"write the folder again ({WRITER})")
             continue
         named = DATA_FILE.fullmatch(path.name)
@@ -120,7 +121,8 @@ def _load_problem(folder: Path) -> str | None:
             for config in data_files(folder) or [None]:
                 datasets.load_dataset(str(folder), config, cache_dir=cache)
     except Exception as exc:  # noqa: BLE001 -- datasets fails in many types; each is a refusal
-        return f"does not load with datasets.load_dataset: {type(exc).__name__}: {_first_line(exc)}"
+        why = _first_line(exc).replace(str(folder), folder.name)  # the staged copy: named by the repo's name
+        return f"does not load with datasets.load_dataset: {type(exc).__name__}: {why}"
     finally:
         if bars:
             datasets.enable_progress_bars()

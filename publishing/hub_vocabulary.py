@@ -3,7 +3,8 @@
 The values are the Hub's own (``huggingface.co/datasets`` filters; e.g. SemEval-2014 Task 1,
 a continuous relatedness score like ours, is tagged text-classification with the sub-tasks
 semantic-similarity-scoring and text-scoring). The Hub does not reject unknown values, it just
-does not index them, so :func:`check_card` is what keeps a typo out of a pushed card.
+does not index them, so :func:`check_card` is what keeps a typo out of a pushed card. Languages are
+any ISO 639-1, 639-2 or 639-3 code (:func:`semrel.dataset_scripts.languages.language_problem`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
+from semrel.dataset_scripts.languages import language_problem
 from semrel.dataset_scripts.spec import SIMILARITY_TASK_CATEGORIES, SIMILARITY_TASK_IDS
 
 SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
@@ -24,9 +26,6 @@ ALLOWED = {
     "source_datasets": {"original"},
     "license": {"other", "unknown", "cc0-1.0", "cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0",
                 "cc-by-nc-sa-4.0", "apache-2.0", "mit"},
-    "language": {"en", "cs",
-                 # semrel-2024 (ISO 639-1 where one exists, else 639-3)
-                 "af", "am", "ar", "arq", "ary", "es", "ha", "hi", "id", "rw", "mr", "pa", "te"},
     "pipeline_tag": {"sentence-similarity", "text-classification", "text-ranking",
                      "feature-extraction"},
     "library_name": {"sentence-transformers", "transformers", "semrel"},  # semrel: its own kinds
@@ -66,6 +65,11 @@ def uninstallable(line: str) -> list[str]:
     return bad
 
 
+def _listed(values) -> list:
+    """A card value as a list (a single value, a list, or nothing)."""
+    return values if isinstance(values, list) else [values] if values else []
+
+
 def check_card(path: Path, kind: str | None = None) -> list[str]:
     """Problems of a dataset or model card (README.md) against the Hub vocabulary above, its
     install lines and the paths it names (empty = fine). ``kind`` is "dataset" or "model";
@@ -89,9 +93,11 @@ def check_card(path: Path, kind: str | None = None) -> list[str]:
                  if not HUB_ID.fullmatch(str(base))]
     for key, allowed in ALLOWED.items():
         values = meta.get(key)
-        for value in values if isinstance(values, list) else [values] if values else []:
+        for value in _listed(values):
             if value not in allowed:
                 problems.append(f"{where}: {key} {value!r} is not in the allowed list {sorted(allowed)}")
+    problems += [f"{where}: language {value!r} {problem}" for value in _listed(meta.get("language"))
+                 if (problem := language_problem(value))]
     if meta.get("license") == "other":
         problems += [f"{where}: license: other needs {key}" for key in ("license_name", "license_link")
                      if not meta.get(key)]

@@ -21,16 +21,17 @@ What a push sends (one repo and one commit per artefact; the repo mirrors the fo
   dataset's repo in the namespace.
 
 Before anything is uploaded every artefact is checked (:func:`check`, which the dry run calls as
-well) and a single problem stops the push: a repo id the Hub would refuse, a dataset folder that
-fails verification, a dataset folder whose Parquet files do not read or that
-stock ``load_dataset`` does not load, or whose annotator columns hold other than pseudonyms, a Space that would not run standalone, a model folder without a card, a
-card-only folder that quotes a row of the data, a card outside the Hub vocabulary
-(:mod:`publishing.hub_vocabulary`), anything that looks like a raw Amazon Mechanical Turk
-WorkerId, an absolute path of this machine in any text or JSON file, or, in a model repo, gold
-labels or sentences of data that may not be redistributed (:mod:`publishing.guard`). Idempotency is
-the Hub client's: the preupload call returns each remote file's oid, unchanged files are dropped
-from the commit and an empty commit is not made. The token comes from the standard
-huggingface_hub sources (``HF_TOKEN``, ``hf auth login``) and is passed to the client only — never printed or logged.
+well) and a single problem stops the push: a repo id the Hub would refuse, a built dataset that
+fails verification, a ``--dataset`` folder whose Parquet files do not read, that stock ``load_dataset``
+does not load or whose annotator columns hold other than pseudonyms, a Space that would not run
+standalone, a model folder without a card, a card-only folder that quotes a row of the data, a card
+outside the Hub vocabulary (:mod:`publishing.hub_vocabulary`), anything that looks like a raw
+Amazon Mechanical Turk WorkerId, an absolute path of this machine in any text or JSON file, or, in
+a model repo, gold labels or sentences of data that may not be redistributed
+(:mod:`publishing.guard`). Idempotency is the Hub client's: the preupload call returns each remote
+file's oid, unchanged files are dropped from the commit and an empty commit is not made. The token
+comes from the standard huggingface_hub sources (``HF_TOKEN``, ``hf auth login``) and is passed to
+the client only — never printed or logged.
 """
 
 from __future__ import annotations

@@ -18,7 +18,10 @@ from semrel.metrics.split_half.split_half import split_half_bws
 
 HEAVY = ("numpy", "datasets", "torch", "transformers", "pandas", "scipy", "evaluate")
 COMMANDS = [["build"], ["verify"], ["push"], ["bws"], ["bws", "score"], ["bws", "reliability"],
-            ["bws", "design"], ["fit"], ["cv"], ["predict"], ["ensemble"], ["models"], ["augment"]]
+            ["bws", "design"], ["bws", "plan"],
+            ["fit"], ["cv"], ["predict"], ["ensemble"], ["models"], ["augment"], ["pairs"],
+            ["annotate"], ["annotate", "push"], ["annotate", "pull"], ["annotate", "crowd"], ["annotate", "potato"],
+            ["annotate", "potato-pull"], ["annotate", "dataset"]]
 
 
 def semrel(*args, cwd=None, env=None):
@@ -33,7 +36,8 @@ def test_help_lists_every_command_and_imports_nothing_heavy():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO.parent)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"  # --help is the standard library only
-    for name in ("build", "verify", "push", "bws", "fit", "cv", "predict", "ensemble", "models", "augment"):
+    for name in ("build", "verify", "push", "bws", "fit", "cv", "predict", "ensemble", "models", "augment",
+                 "pairs", "annotate"):
         assert f"\n    {name} " in done.stdout
 
 

@@ -25,6 +25,8 @@ OUT = "{out}"
 COMMANDS = {  # command -> (its arguments, OUT where the output goes; whether the output is a folder)
     "bws score": (["bws", "score", "{bws}", "--csv", OUT], False),
     "bws design": (["bws", "design", "{items}", "--csv", OUT], False),
+    "ratings plan": (["ratings", "plan", "{ratings}", "--output", OUT], True),
+    "bws plan": (["bws", "plan", "{bws}", "--output", OUT], True),
     "predict": (["predict", "--dataset", "{data}", "--score-range", "0", "1", "--model", "{run}",
                  "--output", OUT], False),
     "ensemble": (["ensemble", "--member", "{run}", "--member", "{run2}", "--output", OUT], True),
@@ -38,6 +40,15 @@ COMMANDS = {  # command -> (its arguments, OUT where the output goes; whether th
     "benchmark": (["benchmark", "--model", "{base}", "--only", "czech-news-sts", "--output", OUT], True),
     "augment": (["augment", "--dataset", "{data}", "--score-range", "0", "1", "--embed-model", "{base}",
                  "--teacher", "{run}", "--no-score-cache", "--output", OUT], True),
+    "pairs": (["pairs", "{corpus}", "--n", "2", "--output", OUT], False),
+    "annotate pull": (["annotate", "pull", "--project", "1", "--tuples", "{tuples}", "--pairs", "{pairs}",
+                       "--url", "http://127.0.0.1:9", "--token", "t", "--output", OUT], False),  # nothing listens
+    "annotate crowd": (["annotate", "crowd", "{results}", "--tuples", "{tuples}", "--pairs", "{pairs}",
+                        "--output", OUT], False),
+    "annotate potato": (["annotate", "potato", "{tuples}", "--pairs", "{pairs}", "--output", OUT], True),
+    "annotate potato-pull": (["annotate", "potato-pull", "{potato}", "--output", OUT], False),
+    "annotate dataset": (["annotate", "dataset", "{annotations}", "--pairs", "{pairs}", "--license", "mit",
+                          "--language", "en", "--output", OUT], True),
 }
 NOT_OUTPUTS = {("verify", "--out")}  # verify reads the build folder, it writes nothing there
 
@@ -61,6 +72,8 @@ OWN_INPUTS = {  # command -> (case, where the output goes, what is said of it)
                    f"is the same file as FILE {{bws}}: {NEVER}"),
                   ("a hard link to its input", "{hard-link}", f"is the same file as FILE {{bws}}: {NEVER}")],
     "bws design": [("its input", "{items}", f"is the same file as ITEMS_FILE {{items}}: {NEVER}")],
+    "ratings plan": [("holding its input", "{tmp}", f"holds FILE {{ratings}}, which this command reads: {NEVER}")],
+    "bws plan": [("holding its input", "{tmp}", f"holds FILE {{bws}}, which this command reads: {NEVER}")],
     "predict": [("a file of its model", "{run}/metrics.json",
                  f"lies in --model {{run}}, which this command reads: {NEVER}"),
                 ("a file of its data", "{data}/dataset_dict.json",
@@ -83,6 +96,17 @@ OWN_INPUTS = {  # command -> (case, where the output goes, what is said of it)
                  f"lies in --embed-model {{base}}, which this command reads: {NEVER}"),
                 ("a folder of its data", "{data}/train",
                  f"lies in --dataset {{data}}, which this command reads: {NEVER}")],
+    "pairs": [("its corpus", "{corpus}", f"is the same file as CORPUS {{corpus}}: {NEVER}")],
+    "annotate pull": [("its tuples", "{tuples}", f"is the same file as --tuples {{tuples}}: {NEVER}"),
+                      ("its pairs", "{pairs}", f"is the same file as --pairs {{pairs}}: {NEVER}")],
+    "annotate crowd": [("its results", "{results}", f"is the same file as RESULTS {{results}}: {NEVER}"),
+                       ("its tuples", "{tuples}", f"is the same file as --tuples {{tuples}}: {NEVER}"),
+                       ("its pairs", "{pairs}", f"is the same file as --pairs {{pairs}}: {NEVER}")],
+    "annotate potato": [("holding its tuples", "{tmp}", f"holds TUPLES {{tuples}}, which this command reads: {NEVER}")],
+    "annotate potato-pull": [("a file of its task folder", "{potato}/semrel-task.json",
+                              f"lies in DIR {{potato}}, which this command reads: {NEVER}")],
+    "annotate dataset": [("holding its annotations", "{tmp}",
+                          f"holds ANNOTATIONS {{annotations}}, which this command reads: {NEVER}")],
 }
 CASES = [(f"{command} {case}", command, where, said)
          for command, (_, folder) in COMMANDS.items()
@@ -108,8 +132,12 @@ def paths(tmp_path_factory):
     p["run2"] = Path(shutil.copytree(p["run"], root / "run2"))
     p["bws"] = root / "f.csv"
     p["bws"].write_text("Item1,Item2,Item3,Item4,BestItem,WorstItem\na,b,c,d,a,d\nb,c,d,a,b,a\n")
+    p["ratings"] = root / "ratings.csv"
+    p["ratings"].write_text("item,annotator,score\n" + "".join(f"i{i},a{a},{(i + a) % 5 + 1}\n" for i in range(8)
+                                                                for a in range(3)))
     p["items"] = root / "items.txt"
     p["items"].write_text("a\nb\nc\nd\n")
+    p.update(_annotation_inputs(root))
     p["mirror"] = root / "mirror"
     (p["mirror"] / "str-2021").mkdir(parents=True)
     p["a-file"], p["a-folder"] = root / "a-file", root / "a-folder"
@@ -124,6 +152,26 @@ def paths(tmp_path_factory):
     os.mkfifo(p["fifo"])
     p["hard-link"] = root / "hard-link.csv"
     os.link(p["bws"], p["hard-link"])
+    return p
+
+
+def _annotation_inputs(root: Path) -> dict[str, Path]:
+    """The inputs of making a dataset: a corpus, a pairs file, its tuples, a crowd results CSV, a
+    Potato task folder and a BWS file of pair ids."""
+    from semrel.annotation.bws_file import read_design
+    from semrel.annotation.potato import write_task
+
+    p = {name: root / file for name, file in (("corpus", "corpus.txt"), ("pairs", "pairs.csv"),
+                                              ("tuples", "tuples.csv"), ("results", "results.csv"),
+                                              ("annotations", "annotations.csv"))}
+    p["corpus"].write_text("".join(f"sentence number {i} of a small corpus\n" for i in range(8)))
+    p["pairs"].write_text("pair_id,sentence1,sentence2\n" + "".join(f"p{i},a {i},b {i}\n" for i in range(4)))
+    p["tuples"].write_text("tuple_id,Item1,Item2,Item3,Item4\nt0,p0,p1,p2,p3\n")
+    p["results"].write_text("WorkerId,AssignmentStatus,Input.tuple_id,Answer.best,Answer.worst\n"
+                            "W1,Submitted,t0,p0,p3\n")
+    p["annotations"].write_text("Item1,Item2,Item3,Item4,BestItem,WorstItem\np0,p1,p2,p3,p0,p3\n")
+    p["potato"] = root / "potato"
+    write_task(*read_design(p["tuples"], p["pairs"]), p["potato"])
     return p
 
 

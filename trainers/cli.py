@@ -248,15 +248,11 @@ def _print_scores(name: str, result) -> None:
 
 
 def _print_selection(name: str, result) -> None:
-    """The dev curve of a run that chose its checkpoint on dev, and the one it kept."""
-    selection = result.selection
-    if not selection:
-        return
-    metric, kept = selection["metric"], selection["kept"] or {}
-    curve = ", ".join(f"{e['epoch']:g}: " + ("undefined" if e.get(metric) is None else
-                                              f"{e[metric]:.4f}") for e in selection["curve"])
-    print(f"{name}: {metric} on {selection['data']} by epoch ({curve}); kept epoch "
-          f"{kept.get('epoch', 0):g} ({selection['checkpoint']})")
+    """The dev curve of a run that chose its checkpoint on dev, the one it kept, the pairs omitted."""
+    from .selection import selection_line
+
+    if result.selection:
+        print(selection_line(name, result.selection))
 
 
 def _print_ensemble(ensemble) -> None:

@@ -158,10 +158,11 @@ def training_arguments(args, output: str, changes: dict | None = None) -> dict:
 
 def selection_values(args: argparse.Namespace) -> dict:
     """The ``TrainingArguments`` values the selection flags set (none without
-    ``--eval-dataset``); flags that need ``--eval-dataset`` without it, or ``--save-steps``
-    beside it, are a ParameterError."""
+    ``--eval-dataset``); flags that need ``--eval-dataset`` without it (``--selection-overlap
+    omit`` among them), or ``--save-steps`` beside it, are a ParameterError."""
     given = [f for f in ("eval_config", "eval_split", "eval_score_range", "metric_for_best",
                          "eval_steps") if getattr(args, f, None) is not None]
+    given += ["selection_overlap"] if getattr(args, "selection_overlap", None) == "omit" else []
     if getattr(args, "eval_dataset", None) is None:
         if given:
             name = "metric_for_best_model" if given[0] == "metric_for_best" else given[0]

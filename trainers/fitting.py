@@ -39,7 +39,7 @@ from .run_folder import (
     write_predictions,
     write_seen_pairs,
 )
-from .selection import DevSplit, check_selection, selection_record
+from .selection import DevSplit, check_selection, chosen_on, selection_record
 from .starting_point import base_model, pooling_note, starting_folder
 from .summaries import eval_intervals, finite_or_null, per_language_spearman, per_source_spearman
 from .trainer import EpochClock, PairTrainer, SimilarityResult, similarity_scores
@@ -173,7 +173,10 @@ def fit(data: PairData, model_path: str | os.PathLike | ModelRef, args: PairTrai
     (:func:`~trainers.selection.selection_arguments`: each epoch, the best checkpoint by a
     metric kept); the curve and the kept checkpoint go into ``selection`` of the result, the
     figures and the card, the kept model's dev predictions beside them. The split evaluated
-    after training (:func:`eval_split_name`) cannot be the one that chooses.
+    after training (:func:`eval_split_name`) cannot be the one that chooses; pairs the run
+    trains on refuse the dev split, or with ``args.selection_overlap="omit"`` are left out of it
+    (:func:`~trainers.selection.chosen_on`: counted in ``selection``, the card and the output;
+    ``seen_pairs.json`` and ``selection_predictions.json`` hold the pairs it chose on).
     """
     if args.output_dir is None:
         raise ParameterError("output_dir", None, "must name the run folder")
@@ -185,6 +188,7 @@ def fit(data: PairData, model_path: str | os.PathLike | ModelRef, args: PairTrai
     trained = train_split_names(data, args.train_splits)
     eval_name = eval_split_name(data.splits, trained)
     check_selection(data, eval_data, args, held_out=eval_name, trained=trained)
+    eval_data = chosen_on(data, eval_data, trained, args)  # selection_overlap="omit": the rest
     run = run_fingerprint(data, ref, args)
     if eval_data is not None:
         run["eval_data"] = eval_data.name

@@ -38,6 +38,8 @@ STACK_LEARNERS = ("ridge", "gbm")  # a learned stack's second-level regressor (t
 ENSEMBLE_METHODS = ("rank", "stack", *STACK_LEARNERS)  # how an ensemble combines its members
 # lexical features beside the members' scores: Dice, the char n-gram ridge (trainers.lexical)
 STACK_FEATURES = ("dice", "char-ridge")
+# a dev split (eval_data) holding pairs the run trains on: refuse it, or choose on its other pairs
+SELECTION_OVERLAP = ("refuse", "omit")
 # what a model argument is (trainers.model_ref.detect_kind reads it from the folder's files)
 MODEL_KINDS = ("semrel", "ensemble", "bi-encoder", "cross-encoder", "transformer")
 
@@ -145,6 +147,10 @@ OPTIONS: tuple[Option, ...] = (  # kinds and losses as registered in trainers.mo
            rule=(_number, "must be a finite number")),
     Option("on_invalid", "on_invalid", "raise",
            "tied condition groups: raise (error) | omit (drop and count them)", choices=ON_INVALID),
+    Option("selection_overlap", "selection_overlap", "refuse",
+           "a dev split (--eval-dataset) holding pairs the run trains on: refuse (error) | omit (choose "
+           "on its other pairs; the omitted counted); pairs of the split the run is scored on are refused",
+           choices=SELECTION_OVERLAP),
     Option("group_by_length", "train_sampling_strategy", True,
            "batch pairs of similar token length (less padding)",
            rule=_one_of(SAMPLING_STRATEGIES, " (pair batches are drawn by semrel's group sampler)"),

@@ -13,7 +13,9 @@ Bad input is refused before training: a metric that the evaluation does not comp
 split without gold scores, a dev dataset whose native score range differs from the training
 data's (labels would be scaled differently), a dev split that is the split the run is then
 scored on or holds any of its pairs (its figure would be chosen on it), a dev split that holds
-pairs the run trains on (pairs compared by content: SemRel-2024's English train is STR-2021).
+pairs the run trains on (pairs compared by content: SemRel-2024's English train is STR-2021),
+unless ``selection_overlap="omit"``, which chooses on the dev split's other pairs (:func:`chosen_on`)
+and counts the omitted ones in the record and the card.
 This module imports the standard library only (the CLI's flags, :mod:`~trainers.cli_flags`, read
 its metrics and splits); data and torch are imported where a function needs them.
 """
@@ -21,7 +23,7 @@ its metrics and splits); data and torch are imported where a function needs them
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from semrel.metrics.errors import ParameterError
@@ -63,10 +65,12 @@ def selection_arguments(metric: str = "spearman", eval_steps: int | None = None)
 @dataclass(frozen=True)
 class DevSplit:
     """The split of a loaded dataset (:class:`~semrel.dataset_scripts.pairs.PairData`) that training is
-    evaluated on; ``name`` is ``<data name>/<split>``."""
+    evaluated on; ``name`` is ``<data name>/<split>``; ``omitted``: how many of its pairs were left
+    out as pairs the run trains on (:func:`chosen_on`; None: none could be)."""
 
     data: object
     split: str
+    omitted: int | None = None
 
     @property
     def name(self) -> str:
@@ -131,11 +135,14 @@ def check_selection(data, dev: DevSplit | None, args, held_out: str | None = Non
     ``data``'s ``test`` split (``held_out``), holding none of that split (by name, or any of its
     pairs: compared as :func:`~trainers.run_folder.seen.pair_hashes` keys them; a run scored on
     ``validation`` may choose on it, and its figure is then a dev figure), nor of a split it
-    trains on (``trained``); ``load_best_model_at_end`` only with dev data."""
+    trains on (``trained``), unless ``args.selection_overlap`` is ``"omit"`` and >= 3 of its
+    pairs are left once those are omitted (:func:`chosen_on`); ``load_best_model_at_end`` and
+    ``selection_overlap="omit"`` only with dev data."""
     if dev is None:
-        if getattr(args, "load_best_model_at_end", False):
-            raise ParameterError("load_best_model_at_end", True, "needs eval_data (the dev split "
-                                 "a checkpoint is chosen on)")
+        for name, value in (("load_best_model_at_end", True), ("selection_overlap", "omit")):
+            if getattr(args, name, None) == value:
+                raise ParameterError(name, value, "needs eval_data (the dev split a checkpoint "
+                                     "is chosen on)")
         return
     if str(getattr(args.eval_strategy, "value", args.eval_strategy)) == "no":
         raise ParameterError("eval_strategy", "no", "must be 'epoch' or 'steps' when eval_data is "
@@ -162,14 +169,37 @@ def check_selection(data, dev: DevSplit | None, args, held_out: str | None = Non
                                  "{eval_config}, {eval_split})")
     named = next((s for s in trained if dev.name == f"{data.name}/{s}"), None)
     shared = sum(_shared(data.splits[s], chosen) for s in trained)
-    if named or shared:
-        train = f"{data.name}/{'+'.join(trained)}"
+    train, instead = f"{data.name}/{'+'.join(trained)}", "fix the epochs instead (no {eval_dataset})"
+    left = len(chosen_on(data, dev, trained).rows)
+    if getattr(args, "selection_overlap", "refuse") == "omit":
+        if left < 3:
+            raise ParameterError("selection_overlap", "omit", f"{dev.name} has {left} of its "
+                                 f"{len(dev.rows)} pairs left once those {train} holds are omitted: "
+                                 f"correlations need >= 3; choose on other pairs or {instead}")
+    elif named or shared:
         what = f"is {data.name}/{named}" if named else \
             f"holds {shared} of the {sum(len(data.splits[s]) for s in trained)} pairs of {train}"
+        rest = (f", choose on other pairs, or on its other {left} ({{selection_overlap}} omit)"
+                if left >= 3 else " or choose on other pairs")
         raise ParameterError("eval_split", dev.split, f"{dev.name} {what}, which this run trains on "
                              f"(train_splits={'+'.join(trained)}): a checkpoint chosen on training "
-                             "pairs is not chosen; fix the epochs instead (no eval_dataset) or "
-                             "choose on other pairs")
+                             f"pairs is not chosen; {instead}{rest}")
+
+
+def chosen_on(data, dev: DevSplit | None, trained=("train",), args=None) -> DevSplit | None:
+    """The pairs of ``dev`` a run on ``data``'s ``trained`` splits chooses on: with ``args``
+    whose ``selection_overlap`` is ``"refuse"``, ``dev`` as it is (:func:`check_selection`
+    refused it if it holds any of them); else (and without ``args``) ``dev`` without the pairs
+    those splits hold, their number in ``omitted``."""
+    if dev is None or (args is not None and getattr(args, "selection_overlap", "refuse") != "omit"):
+        return dev
+    import datasets
+
+    trains = {h for s in trained for h in _keys(data.splits[s])}
+    kept = [i for i, h in enumerate(_keys(dev.rows)) if h not in trains]
+    rows = dev.rows.select(kept)
+    narrowed = replace(dev.data, splits=datasets.DatasetDict({**dev.data.splits, dev.split: rows}))
+    return DevSplit(narrowed, dev.split, omitted=len(dev.rows) - len(kept))
 
 
 def _keys(rows) -> list[str]:
@@ -189,8 +219,9 @@ def _shared(rows, hashes: set[str]) -> int:
 def selection_record(state, dev: DevSplit, args) -> dict:
     """What a run records about its choice (``selection`` of its figures, the card): the dev
     split, the metric and its direction, the curve (every evaluation's epoch, step and
-    metrics, on the [0, 1] label scale) and the kept checkpoint (its step, epoch and metric;
-    the last evaluation's when nothing was chosen)."""
+    metrics, on the [0, 1] label scale), the kept checkpoint (its step, epoch and metric;
+    the last evaluation's when nothing was chosen), the dev pairs it was chosen on and, where
+    pairs shared with training could be omitted (:func:`chosen_on`), how many were."""
     metric = check_metric(args.metric_for_best_model or "loss")
     curve = [{"epoch": round(float(e["epoch"]), 4), "step": int(e["step"]),
               **{m: _finite(e[f"eval_{m}"]) for m in METRICS if f"eval_{m}" in e}}
@@ -199,7 +230,29 @@ def selection_record(state, dev: DevSplit, args) -> dict:
     step = int(Path(best).name.rsplit("-", 1)[-1]) if best else (curve[-1]["step"] if curve else 0)
     kept = next((e for e in curve if e["step"] == step), None)
     return {"data": dev.name, "metric": metric, "greater_is_better": METRICS[metric],
-            "curve": curve, "kept": kept, "checkpoint": Path(best).name if best else None}
+            "curve": curve, "kept": kept, "checkpoint": Path(best).name if best else None,
+            "pairs": len(dev.rows), **({} if dev.omitted is None else {"omitted": dev.omitted})}
+
+
+def omitted_note(selection: dict) -> str:
+    """How many dev pairs chose and how many shared with training were omitted ("chosen on 54 of
+    102 validation pairs; 48 shared with train omitted"); empty where none could be."""
+    if selection.get("omitted") is None:
+        return ""
+    pairs, omitted = selection["pairs"], selection["omitted"]
+    return (f"chosen on {pairs} of {pairs + omitted} {selection['data'].rsplit('/', 1)[-1]} pairs; "
+            f"{omitted} shared with train omitted")
+
+
+def selection_line(name: str, selection: dict) -> str:
+    """The output's line about a run that chose its checkpoint on dev: the curve, the kept
+    epoch, the :func:`omitted_note`."""
+    metric, kept = selection["metric"], selection["kept"] or {}
+    curve = ", ".join(f"{e['epoch']:g}: " + ("undefined" if e.get(metric) is None else
+                                              f"{e[metric]:.4f}") for e in selection["curve"])
+    note = omitted_note(selection)
+    return (f"{name}: {metric} on {selection['data']} by epoch ({curve}); kept epoch "
+            f"{kept.get('epoch', 0):g} ({selection['checkpoint']})" + (f"; {note}" if note else ""))
 
 
 def _finite(value) -> float | None:
@@ -224,5 +277,7 @@ def card_section(selection: dict) -> str:
     return (f"\n\n## Checkpoint selection\n\nEvaluated on `{selection['data']}` during training; "
             f"the checkpoint with the best `{metric}` ({better} is better) was kept "
             f"(`{selection['checkpoint']}`). A figure chosen on this split is optimistic for it: "
-            "judge the model on data that chose nothing.\n\n" + "\n".join(lines))
+            "judge the model on data that chose nothing."
+            + (f" The checkpoint was {note} (`selection_overlap: omit`)." if (note := omitted_note(selection))
+               else "") + "\n\n" + "\n".join(lines))
 

@@ -1,9 +1,10 @@
-"""``semrel bws score | reliability | design``: Best-Worst Scaling files, as the NRC Perl scripts.
+"""``semrel bws score | reliability | design | plan``: Best-Worst Scaling files, as the NRC Perl scripts.
 
     semrel bws score FILE... [--layout auto|nrc|semeval] [--shr [--trials N]] [--on-invalid raise|omit]
                              [--method counting|bradley_terry|value] [--csv OUT]
     semrel bws reliability FILE... [--trials N] [--seed S] [--spearman-brown] [--method ...]
     semrel bws design ITEMS_FILE | --pairs PAIRS [--k 4] [--factor 2] [--designs 100] [--seed 0] [--csv OUT]
+    semrel bws plan FILE... [--per-tuple K] [--target R] [--json] [--output DIR] [--seed S]
 
 ``score``: each file on its own, counting scores (#best - #worst) / #appearances per item, and with
 ``--shr`` its split-half reliability; one table row per file, ``--csv OUT`` the per-item scores
@@ -13,7 +14,9 @@
 each row a ``tuple_id`` and its k pair ids). A bad file or argument is answered in at most two lines naming file,
 row and rule, exit status 2; so is a ``--csv`` that is a link, a device or FIFO, a folder or one of
 the files read. ``--method`` scores by counting (default), Bradley–Terry or Hollis' Value
-(:mod:`semrel.metrics.bws.scoring`). Imports numpy only (scipy for reliability and bradley_terry).
+(:mod:`semrel.metrics.bws.scoring`). ``plan``: where a collection stands and how many more
+annotations reach a target (:mod:`.cli_plan`). Imports numpy only (scipy for reliability,
+bradley_terry and plan).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ METHODS = ("counting", "bradley_terry", "value")  # semrel.metrics.bws.scoring.M
 
 def register(commands) -> None:
     """Add ``bws score | reliability | design`` to the ``semrel`` command."""
-    bws = commands.add_parser("bws", help="Best-Worst Scaling files: score, reliability, tuple design",
+    bws = commands.add_parser("bws", help="Best-Worst Scaling files: score, reliability, tuple design, plan",
                               description=__doc__)
     sub = bws.add_subparsers(dest="bws_command", required=True, metavar="COMMAND",
                              parser_class=type(bws))
@@ -60,6 +63,14 @@ def register(commands) -> None:
     design_.add_argument("--seed", type=at_least(0), default=0, help="seed of the random designs")
     design_.add_argument("--csv", type=Path, metavar="OUT", default=Path("-"),
                          help="write the tuples to OUT (- = stdout), one per row")
+    _register_plan(sub)
+
+
+def _register_plan(sub) -> None:
+    """``bws plan`` (:mod:`.cli_plan`)."""
+    from .cli_plan import register as register_plan
+
+    register_plan(sub)
 
 
 def _file_args(parser) -> None:

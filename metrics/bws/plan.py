@@ -10,18 +10,21 @@ annotations (f = K / k0 for K annotations per tuple where the file has k0 = anno
     SHR(f m) = f SHR(m) / (1 + (f - 1) SHR(m))          (Spearman 1910; Brown 1910)
 
 The halves of the larger collection are f times the halves of this one, so the same f steps the
-half correlation; the whole collection's reliability is 2 SHR / (1 + SHR) at any size. It has no
-ceiling: every target below 1 is reached by some budget. Interval: the same step applied to the
-2.5 and 97.5 percentiles of the per-split Spearman (the spread over random splits).
+half correlation; the whole collection's reliability is 2 SHR / (1 + SHR) at any size. In odds,
+SHR / (1 - SHR) grows in proportion to m. Interval: the same step applied to the 2.5 and 97.5
+percentiles of the per-split Spearman (the spread over random splits).
 
 **Resampling.** The collection is cut down to fractions of its annotations (a random nested
 order per repeat, ``repeats`` orders), SHR measured at each, and the curve
-SHR(m) = A m c / (1 + m c) fitted per repeat (least squares; A in (0, 1], c > 0). A = 1 is
-Spearman–Brown's shape; A < 1 is a ceiling the data show (annotators who disagree systematically,
-items no budget separates). Projection and interval: the fitted curves' median and percentiles.
+logit SHR(m) = a + b log m fitted per repeat (least squares on the logit): the odds grow as m^b,
+Spearman–Brown is b = 1. The SemEval-2024 files show b of about 0.2–0.3 (benchmarks/RESULTS.md,
+"Know when to stop annotating: held out"). Projection and interval: the fitted curves' median and
+2.5 / 97.5 percentiles over the repeats.
 
 **Annotations to reach a target** t: m* solves SHR(m*) = t: Spearman–Brown
-m* = m t (1 - r) / (r (1 - t)); resampling m* = t / (c (A - t)), none when t >= A.
+m* = m t (1 - r) / (r (1 - t)) (none if r <= 0); resampling m* = exp((logit t - a) / b) (none if
+b <= 0). Both curves tend to 1 as m grows without bound, so what is out of reach is said against a
+budget: ``CAP`` times the annotations so far; ``at_cap`` is the SHR projected there.
 Which to read where they disagree: :func:`trust`.
 """
 
@@ -35,6 +38,7 @@ from ..errors import DataValidationError
 from .counting import Annotations
 
 FRACTIONS = (0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0)
+CAP = 100  # the largest budget a plan considers: CAP x the annotations so far
 
 
 @dataclass(frozen=True)
@@ -58,23 +62,23 @@ class Reliability:
 @dataclass(frozen=True)
 class Curve:
     """SHR of nested random subsets of the annotations: ``shr[r, f]`` at ``annotations[f]`` in repeat r,
-    and the fitted SHR(m) = A m c / (1 + m c) of each repeat (``asymptote`` A, ``rate`` c)."""
+    and the fitted logit SHR(m) = a + b log m of each repeat (``intercept`` a, ``slope`` b)."""
 
     annotations: np.ndarray
     shr: np.ndarray
-    asymptote: np.ndarray
-    rate: np.ndarray
+    intercept: np.ndarray
+    slope: np.ndarray
 
     def at(self, m) -> np.ndarray:
         """(repeats,) fitted SHR at m annotations."""
-        mc = self.rate * m
-        return self.asymptote * mc / (1 + mc)
+        return 1 / (1 + np.exp(-(self.intercept + self.slope * np.log(m))))
 
 
 @dataclass(frozen=True)
 class Projection:
     """SHR projected at ``per_tuple`` annotations per tuple (``annotations`` in all) with its interval,
-    the ceiling (``asymptote``), and the annotations reaching ``target`` (inf: none does)."""
+    the SHR at CAP x the annotations so far (``at_cap``), and the annotations reaching ``target``
+    (inf: none within that budget)."""
 
     method: str
     per_tuple: float
@@ -82,9 +86,9 @@ class Projection:
     shr: float
     low: float
     high: float
-    asymptote: float
-    asymptote_low: float
-    asymptote_high: float
+    at_cap: float
+    at_cap_low: float
+    at_cap_high: float
     target: float | None = None
     needed: float | None = None  # annotations in all (inf when the target is above the ceiling)
     needed_low: float | None = None
@@ -99,7 +103,7 @@ class Projection:
 def spearman_brown(r, factor):
     """factor r / (1 + (factor - 1) r), elementwise.
 
-    >>> round(spearman_brown(0.6, 2.0), 4)
+    >>> round(float(spearman_brown(0.6, 2.0)), 4)
     0.75
     """
     r = np.asarray(r, dtype=np.float64)
@@ -166,31 +170,18 @@ def resampled_curve(ann: Annotations, *, fractions=FRACTIONS, repeats: int = 20,
             rho = _shr(subset(ann, np.sort(order[:size])), trials, rng.integers(2**63))
             shr[r, f] = np.nanmean(rho) if np.isfinite(rho).any() else np.nan
     fits = np.array([fit_curve(sizes, row) for row in shr])
-    return Curve(annotations=sizes, shr=shr, asymptote=fits[:, 0], rate=fits[:, 1])
+    return Curve(annotations=sizes, shr=shr, intercept=fits[:, 0], slope=fits[:, 1])
 
 
 def fit_curve(m: np.ndarray, shr: np.ndarray) -> tuple[float, float]:
-    """(A, c) of SHR(m) = A m c / (1 + m c), least squares over the finite points, A in (0, 1]."""
-    from scipy.optimize import curve_fit
-
-    ok = np.isfinite(shr)
-    m, y = np.asarray(m, dtype=np.float64)[ok], shr[ok]
-    if len(m) < 2 or y.max() <= 0:
-        return float(max(y.max(), 1e-6)) if len(y) else 1e-6, 1e-12
-    top = y[-1]  # Spearman–Brown through the last point gives the starting rate
-    c0 = max(top, 1e-3) / (m[-1] * max(1 - top, 1e-3))
-    scale = m[-1]  # fit c * scale, of order 1
-
-    def model(x, a, cs):
-        xc = x * cs / scale
-        return a * xc / (1 + xc)
-
-    try:
-        (a, cs), _ = curve_fit(model, m, y, p0=(min(1.0, max(top * 1.05, 1e-3)), c0 * scale),
-                               bounds=([1e-6, 1e-9], [1.0, np.inf]), maxfev=2000)
-    except RuntimeError:  # no convergence: Spearman–Brown's shape through the last point
-        a, cs = 1.0, c0 * scale
-    return float(a), float(cs / scale)
+    """(a, b) of logit SHR(m) = a + b log m, least squares over the points with SHR in (0, 1);
+    with fewer than two such points, b = 0 (a flat curve: no growth is shown)."""
+    ok = np.isfinite(shr) & (shr > 0) & (shr < 1)
+    if ok.sum() < 2:
+        level = float(np.nanmean(shr)) if np.isfinite(shr).any() else 0.0
+        return float(np.log(max(level, 1e-9) / max(1 - level, 1e-9))), 0.0
+    b, a = np.polyfit(np.log(np.asarray(m, dtype=np.float64)[ok]), np.log(shr[ok] / (1 - shr[ok])), 1)
+    return float(a), float(b)
 
 
 def needed_sb(shr, annotations, target) -> np.ndarray:
@@ -201,39 +192,44 @@ def needed_sb(shr, annotations, target) -> np.ndarray:
     return np.where(shr > 0, m, np.inf)
 
 
-def needed_curve(asymptote, rate, target) -> np.ndarray:
-    """Annotations m* with A m c / (1 + m c) = target (inf where target >= A)."""
-    asymptote, rate = np.asarray(asymptote, dtype=np.float64), np.asarray(rate, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        m = target / (rate * (asymptote - target))
-    return np.where(asymptote > target, m, np.inf)
+def needed_curve(intercept, slope, target) -> np.ndarray:
+    """Annotations m* with logit SHR(m*) = a + b log m* = logit target (inf where b <= 0)."""
+    intercept, slope = np.asarray(intercept, dtype=np.float64), np.asarray(slope, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        m = np.exp((np.log(target / (1 - target)) - intercept) / slope)
+    return np.where(slope > 0, m, np.inf)
 
 
-def project_sb(now: Reliability, per_tuple: float, target: float | None = None) -> Projection:
+def project_sb(now: Reliability, per_tuple: float, target: float | None = None, cap: float = CAP) -> Projection:
     """Spearman–Brown projection of SHR to ``per_tuple`` annotations per tuple (see module doc)."""
     factor = per_tuple / now.per_tuple
-    needed = needed_sb(np.array([now.shr, now.high, now.low]), now.annotations, target) if target else None
+    shr = np.array([now.shr, now.low, now.high])
+    projected, at_cap = spearman_brown(shr, factor), spearman_brown(shr, cap)
+    needed = None
+    if target:
+        needed = needed_sb(shr[[0, 2, 1]], now.annotations, target)
+        needed[needed > cap * now.annotations] = np.inf
     return Projection(method="spearman_brown", per_tuple=per_tuple, annotations=per_tuple * now.tuples,
-                      shr=float(spearman_brown(now.shr, factor)), low=float(spearman_brown(now.low, factor)),
-                      high=float(spearman_brown(now.high, factor)), asymptote=1.0, asymptote_low=1.0,
-                      asymptote_high=1.0, target=target,
-                      **(_needed(needed) if target else {}))
+                      shr=float(projected[0]), low=float(projected[1]), high=float(projected[2]),
+                      at_cap=float(at_cap[0]), at_cap_low=float(at_cap[1]), at_cap_high=float(at_cap[2]),
+                      target=target, **(_needed(needed) if target else {}))
 
 
 def project_curve(now: Reliability, curve: Curve, per_tuple: float, target: float | None = None,
-                  level: float = 0.95) -> Projection:
+                  level: float = 0.95, cap: float = CAP) -> Projection:
     """Resampling projection: the fitted curves at ``per_tuple`` annotations per tuple."""
     q = [(1 - level) / 2, 0.5, (1 + level) / 2]
     m = per_tuple * now.tuples
     low, mid, high = np.quantile(curve.at(m), q)
-    a_low, _, a_high = np.quantile(curve.asymptote, q)
+    cap_low, cap_mid, cap_high = np.quantile(curve.at(cap * now.annotations), q)
     needed = None
     if target:
-        per_repeat = needed_curve(curve.asymptote, curve.rate, target)
+        per_repeat = needed_curve(curve.intercept, curve.slope, target)
+        per_repeat[per_repeat > cap * now.annotations] = np.inf
         needed = np.quantile(per_repeat, [0.5, (1 - level) / 2, (1 + level) / 2], method="inverted_cdf")
     return Projection(method="resampling", per_tuple=per_tuple, annotations=m, shr=float(mid), low=float(low),
-                      high=float(high), asymptote=float(np.median(curve.asymptote)), asymptote_low=float(a_low),
-                      asymptote_high=float(a_high), target=target, **(_needed(needed) if target else {}))
+                      high=float(high), at_cap=float(cap_mid), at_cap_low=float(cap_low),
+                      at_cap_high=float(cap_high), target=target, **(_needed(needed) if target else {}))
 
 
 def _needed(values) -> dict:
@@ -241,17 +237,15 @@ def _needed(values) -> dict:
     return {"needed": mid, "needed_low": min(low, high), "needed_high": max(low, high)}
 
 
-def trust(sb: Projection, rs: Projection, per_tuple_now: float) -> str:
+def trust(sb: Projection, rs: Projection) -> str:
     """Which projection to read, and why (the rule of docs/metrics.md, "Know when to stop annotating")."""
     if rs.low <= sb.shr <= rs.high:
-        return "agree: Spearman–Brown lies inside the resampling interval; read either"
-    if rs.asymptote_high < 1.0 and sb.shr > rs.high:
-        return ("disagree: the resampled curve levels off below 1 (its ceiling interval excludes 1), which "
-                "Spearman–Brown cannot show; trust resampling")
-    if sb.per_tuple > 2 * per_tuple_now:
-        return ("disagree, far beyond the annotations observed (more than twice them): the resampled fit "
-                "extrapolates its ceiling; trust Spearman–Brown, and plan again after the next batch")
-    return "disagree within twice the annotations observed: trust resampling (it measures, Spearman–Brown assumes)"
+        return "the projections agree (Spearman–Brown inside the resampling interval): read either"
+    if sb.shr > rs.high:
+        return ("the projections disagree: read resampling, which measures how this collection's SHR grows; "
+                "Spearman–Brown assumes parallel halves and is the optimistic bound")
+    return ("the projections disagree, resampling above Spearman–Brown: read Spearman–Brown, the resampled "
+            "curve grows faster than parallel halves can (a noisy fit: plan again after the next batch)")
 
 
 @dataclass(frozen=True)
@@ -270,6 +264,7 @@ class BWSPlan:
     always_best: np.ndarray  # item codes chosen best in every annotation they are in
     always_worst: np.ndarray
     annotators: object | None = None  # annotators.AnnotatorChecks
+    notes: tuple = ()  # what was not computed, and why (one line each)
 
 
 def bws_plan(ann: Annotations, *, per_tuple: float | None = None, target: float | None = None, trials: int = 1000,
@@ -303,10 +298,15 @@ def bws_plan(ann: Annotations, *, per_tuple: float | None = None, target: float 
     likelihood = likelihood_intervals(ann)[0]
     n_items = len(ann.items)
     app = np.bincount(ann.tuples.ravel(), minlength=n_items)
-    checks = None if annotators is None else annotator_checks(ann, annotators, seconds, source=source)
-    return BWSPlan(now=now, curve=curve, spearman_brown=sb, resampling=rs, trust=trust(sb, rs, now.per_tuple),
+    checks, notes = None, []
+    if annotators is not None:
+        try:
+            checks = annotator_checks(ann, annotators, seconds, source=source)
+        except DataValidationError as exc:  # one annotator: the other figures stand, the note says why
+            notes.append(str(exc))
+    return BWSPlan(now=now, curve=curve, spearman_brown=sb, resampling=rs, trust=trust(sb, rs),
                    bootstrap=boot, likelihood=likelihood,
                    least_certain=np.argsort(-boot.width, kind="stable")[:least],
                    always_best=np.flatnonzero(np.bincount(ann.best, minlength=n_items) == app),
                    always_worst=np.flatnonzero(np.bincount(ann.worst, minlength=n_items) == app),
-                   annotators=checks)
+                   annotators=checks, notes=tuple(notes))

@@ -36,7 +36,7 @@ def reliability_plot(path: Path, now, curve, sb, rs, target=None, argument: str 
     fig = _figure((6.4, 4.2))
     ax = fig.add_subplot()
     top = max(sb.annotations, now.annotations) * 1.05
-    for m in (sb.needed, rs.needed):
+    for m in (sb.needed, rs.needed):  # out to the budget reaching the target, at most 20x now
         if m is not None and np.isfinite(m):
             top = max(top, min(m * 1.05, 20 * now.annotations))
     m = np.linspace(curve.annotations.min(), top, 200)
@@ -54,7 +54,7 @@ def reliability_plot(path: Path, now, curve, sb, rs, target=None, argument: str 
                color="grey", alpha=0.5, label="SHR of random subsets")
     ax.errorbar([now.annotations], [now.shr], yerr=[[now.shr - now.low], [now.high - now.shr]], fmt="o",
                 color="black", label=f"now: {now.annotations:,} annotations")
-    ax.axvline(sb.annotations, color="grey", linestyle=":", label=f"K = {sb.per_tuple:g} per tuple")
+    ax.axvline(sb.annotations, color="grey", linestyle=":", label=f"K = {sb.per_tuple:.2f} per tuple")
     if target is not None:
         ax.axhline(target, color="tab:red", linestyle=":", label=f"target {target:g}")
     ax.set_xlabel("annotations")
@@ -64,16 +64,17 @@ def reliability_plot(path: Path, now, curve, sb, rs, target=None, argument: str 
 
 
 def items_plot(path: Path, boot, likelihood, argument: str = "--output") -> Path:
-    """Item scores sorted, with the bootstrap (counting) and likelihood (Bradley–Terry) intervals."""
-    fig = _figure((6.4, 4.2))
-    ax = fig.add_subplot()
-    for result, color, name in ((boot, "tab:blue", "counting, bootstrap over tuples"),
-                                (likelihood, "tab:orange", "Bradley–Terry, likelihood")):
+    """Item scores sorted, each with its interval: counting with the bootstrap over tuples (left),
+    Bradley–Terry with the likelihood interval (right)."""
+    fig = _figure((8.4, 3.8))
+    panels = fig.subplots(1, 2, sharey=True)
+    for ax, result, color, name in ((panels[0], boot, "tab:blue", "counting, bootstrap over tuples"),
+                                    (panels[1], likelihood, "tab:orange", "Bradley–Terry, likelihood")):
         order = np.argsort(result.score, kind="stable")
         x = np.arange(len(order))
-        ax.fill_between(x, result.low[order], result.high[order], color=color, alpha=0.25, step="mid")
-        ax.plot(x, result.score[order], color=color, linewidth=1, label=f"{name} ({result.level:.0%})")
-    ax.set_xlabel("items, sorted by score")
-    ax.set_ylabel("score (-1 .. 1)")
-    ax.legend(fontsize=7, loc="upper left")
+        ax.vlines(x, result.low[order], result.high[order], color=color, alpha=0.3, linewidth=0.6)
+        ax.plot(x, result.score[order], color="black", linewidth=1)
+        ax.set_title(f"{name} ({result.level:.0%})", fontsize=9)
+        ax.set_xlabel("items, sorted by score")
+    panels[0].set_ylabel("score (-1 .. 1)")
     return _save(fig, path, argument)

@@ -135,30 +135,41 @@ def implied_pairs(tuples: np.ndarray, best: np.ndarray, worst: np.ndarray,
 
 def bradley_terry(tuples, best, worst, n_items: int, *, alpha: float = DEFAULT_ALPHA) -> np.ndarray:
     """theta (n_items,) of the penalised Bradley–Terry fit to the implied pairs (see module doc)."""
+    import scipy.sparse as sp
     from scipy.optimize import minimize
 
     if not alpha > 0:
         raise ValueError(f"alpha must be > 0 (without the penalty an always-best item has no finite "
                          f"strength), got {alpha!r}")
     i, j, wins_i, total = pair_counts(*implied_pairs(tuples, best, worst), n_items)
-    weights = {}  # Hessian weights total * p (1 - p) of the last theta: every CG step of a Newton step uses them
-    # (scipy passes each Newton step's theta as a fresh array, so the cache compares values, not identity)
+    # Hessian = 2 alpha I + the Laplacian of the weights total * p (1 - p): diagonal, and the upper
+    # triangle as a CSR matrix whose rows are i and columns j (pair_counts sorts them so: no sort here)
+    upper = sp.csr_matrix((np.zeros(len(i)), j, np.r_[0, np.cumsum(np.bincount(i, minlength=n_items))]),
+                          shape=(n_items, n_items))
+    state = {}  # e = exp(-|d|) of the last objective, and the Hessian of the last theta hessp saw
 
     def objective(theta):  # sum total * log(1 + e^d) - wins_i * d, d = theta_i - theta_j; and its gradient
         d = theta[i] - theta[j]
         e = np.exp(-np.abs(d))  # np.exp is vectorised; expit and logaddexp are slower here
-        r = total * np.where(d >= 0, 1.0, e) / (1.0 + e) - wins_i  # total * sigmoid(d) - wins_i
+        inverse = 1.0 / (1.0 + e)
+        r = total * np.where(d >= 0, inverse, e * inverse) - wins_i  # total * sigmoid(d) - wins_i
         gradient = 2 * alpha * theta + np.bincount(i, r, n_items) - np.bincount(j, r, n_items)
-        softplus = np.maximum(d, 0.0) + np.log1p(e)  # log(1 + e^d)
+        softplus = np.log1p(e)
+        softplus += np.maximum(d, 0.0)  # log(1 + e^d)
+        state["objective"] = (theta.copy(), e, inverse)
         # sums, not @: a BLAS call per evaluation costs more than the evaluation on a busy machine
         return np.sum(total * softplus - wins_i * d) + alpha * np.sum(theta * theta), gradient
 
-    def hessp(theta, v):  # Hessian times v: 2 alpha v + Laplacian of the weights total * p (1 - p)
-        if "theta" not in weights or not np.array_equal(weights["theta"], theta):
-            e = np.exp(-np.abs(theta[i] - theta[j]))
-            weights.update(theta=theta.copy(), w=total * e / (1.0 + e) ** 2)  # p (1 - p) = e / (1 + e)^2
-        h = weights["w"] * (v[i] - v[j])
-        return 2 * alpha * v + np.bincount(i, h, n_items) - np.bincount(j, h, n_items)
+    def hessp(theta, v):  # Hessian times v (scipy passes each Newton step's theta as a fresh array)
+        if "theta" not in state or not np.array_equal(state["theta"], theta):
+            seen, e, inverse = state.get("objective", (None, None, None))
+            if seen is None or not np.array_equal(seen, theta):
+                e = np.exp(-np.abs(theta[i] - theta[j]))
+                inverse = 1.0 / (1.0 + e)
+            upper.data = total * e * inverse * inverse  # p (1 - p) = e / (1 + e)^2
+            state.update(theta=theta.copy(),
+                         diag=2 * alpha + np.bincount(i, upper.data, n_items) + np.bincount(j, upper.data, n_items))
+        return state["diag"] * v - upper @ v - upper.T @ v
 
     fit = minimize(objective, np.zeros(n_items), jac=True, hessp=hessp, method="trust-ncg",
                    options={"gtol": 1e-8 * float(total.sum()), "initial_trust_radius": 10.0})

@@ -66,7 +66,8 @@ def _scale(text: str) -> tuple[float, float]:
 
 
 def _flag(parameter: str) -> str:
-    return "--" + parameter.replace("_", "-")
+    """A parameter as the command line names it: ``max_raters`` -> ``--max-raters``; ``FILE`` as is."""
+    return parameter if parameter.isupper() else "--" + parameter.replace("_", "-")
 
 
 def plan(args) -> int:
@@ -88,6 +89,11 @@ def plan(args) -> int:
     except ParameterError as exc:
         raise UsageError(f"{args.file}: " + exc.worded(name=_flag, show=str, sep=" ")) from None
     figures = result.as_dict()
+    if args.json:
+        print(json.dumps(figures, indent=1))
+    else:
+        print_plan(args.file, result)
+    sys.stdout.flush()
     if args.output is not None:
         from semrel.metrics.rating_plan.plots import write_pictures
 
@@ -97,10 +103,6 @@ def plan(args) -> int:
             written.append(write_whole(args.output / "next_batch.csv", result.next_batch.to_csv(index=False),
                                        "--output"))
         print("wrote " + ", ".join(map(str, written)), file=sys.stderr)
-    if args.json:
-        print(json.dumps(figures, indent=1))
-    else:
-        print_plan(args.file, result)
     return 0
 
 

@@ -21,6 +21,7 @@ from semrel.dataset_scripts.crowd_sts.report import (
 from semrel.dataset_scripts.crowd_sts.study import worker_count_table
 
 from ..cards import build_recipe, histograms, markdown_table, split_statistics
+from ..rating_plan import plan_block
 
 THRESHOLDS = {"slow": "mean WorkTimeInSeconds > 300",
               "low_variance": "std (ddof 1) of all own labels < 1",
@@ -190,7 +191,9 @@ def report_section(built, image_dir: Path, *, mirror=None, cache_dir=None) -> st
 
 ### Paper Tables 1-4 (offline measures; `python scripts/reproduce_crowd_sts.py`)
 {paper_tables(annotations, annotators, pairs)}
-"""
+
+{plan_block(annotations["pair_id"], annotations["worker_id"], annotations["label"].astype(float), image_dir,
+            scale=(1, 5), raters=6, prefix="plan")}"""
 
 
 def overview(built, *, mirror=None, cache_dir=None):

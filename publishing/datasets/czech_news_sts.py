@@ -12,6 +12,7 @@ from semrel.dataset_scripts.czech_news_sts.paper import PAPER_INTER, agreement_i
 from semrel.metrics.lower_bound import mse_lower_bound
 
 from ..cards import build_recipe, figure, histograms, markdown_table, save, split_statistics
+from ..rating_plan import plan_block
 
 
 def spread_plot(annotations: np.ndarray, path: Path) -> Path:
@@ -62,7 +63,10 @@ def card_body(built: dict, image_dir: Path) -> str:
     histograms(groups, image_dir / "score_hist.png", xlabel="similarity score (0–6)",
                title="Czech News STS score distribution", bins=np.linspace(0, 6, 31),
                value_range=(0, 6))
-    spread_plot(np.asarray(free["annotations"], dtype=float), image_dir / "annotation_spread.png")
+    ratings = np.asarray(free["annotations"], dtype=float)
+    spread_plot(ratings, image_dir / "annotation_spread.png")
+    plan = plan_block(np.repeat(free["pair_id"], ratings.shape[1]), np.tile([f"slot{j + 1}" for j in range(
+        ratings.shape[1])], len(ratings)), ratings.ravel(), image_dir, scale=(0, 6), raters=18, prefix="plan")
     layout = "\n".join(f"    {file:<14} -> config `{config}`" for config, file in USER_FILES.items())
     return f"""# Czech News STS
 
@@ -117,6 +121,9 @@ from the paper's; `scripts/reproduce_czech_news.py` prints them side by side and
 ![score histograms](images/score_hist.png)
 
 ![annotation spread](images/annotation_spread.png)
+
+{plan}
+The file has no annotator ids: a pair's {FREE_ANNOTATIONS} ratings count as its {FREE_ANNOTATIONS} raters.
 
 ## Citation
 ```bibtex

@@ -8,6 +8,7 @@
     semrel augment --dataset D --teacher M    more train pairs: nearest neighbours, a teacher's labels
     semrel evaluate PREDICTIONS... --split S   SemEval-2024 Task 1 evaluation: Spearman per language
     semrel pairs CORPUS --n N --output PAIRS   candidate pairs from a corpus (IDF-Dice or model buckets)
+    semrel annotate push|pull|crowd|potato|potato-pull|dataset ...   Label Studio, Potato, crowd CSV; a dataset
 
 Every command shares one parser class: a typo, a missing file or a value outside its rule is
 answered in one line on stderr with exit status 2; ``-q`` shows warnings only, ``-v`` debug

@@ -105,7 +105,7 @@ def test_a_bad_results_file_is_one_line_naming_file_and_row(files, results, mess
 @pytest.mark.parametrize("output, message", [
     ("results.csv", "--output {f}/results.csv: is the same file as RESULTS {f}/results.csv: an output never "
                     "replaces an input; give another path"),
-    ("pairs.csv", "--output {f}/pairs.csv: is the same file as PAIRS {f}/pairs.csv: an output never replaces an "
+    ("pairs.csv", "--output {f}/pairs.csv: is the same file as --pairs {f}/pairs.csv: an output never replaces an "
                   "input; give another path"),
     ("link.csv", "--output {f}/link.csv: is a symbolic link: an output is replaced whole, never written through a "
                  "link; give another path"),

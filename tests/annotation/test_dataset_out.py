@@ -144,7 +144,11 @@ def test_fit_and_benchmark_take_the_folder(made, tmp_path, monkeypatch, capsys):
      "--license cc-by: must be one of cc0-1.0, cc-by-4.0, cc-by-sa-4.0, cc-by-nc-4.0, cc-by-nc-sa-4.0, "
      "apache-2.0, mit"),
     (["{ann}", "--pairs", "{pairs}", "--output", "{out}", "--language", "English", "--license", "mit"],
-     "--language English: must be an ISO 639-1 or 639-3 code (en, cs, arq)"),
+     "--language English: is a language's name: its ISO 639 code is 'en'"),
+    (["{ann}", "--pairs", "{pairs}", "--output", "{out}", "--language", "EN", "--license", "mit"],
+     "--language EN: is not lower case: the ISO 639 code is 'en'"),
+    (["{ann}", "--pairs", "{pairs}", "--output", "{out}", "--language", "en", "--language", "xx", "--license", "mit"],
+     "--language xx: is not an ISO 639-1, 639-2 or 639-3 language code (e.g. en, deu, gsw)"),
     (["{ann}", "--pairs", "{pairs}", "--output", "{out}", "--license", "mit"],
      "the following arguments are required: --language (see semrel annotate dataset --help)"),
     (["{ann}", "--pairs", "{pairs}", "--output", "{pairs}", "--language", "en", "--license", "mit"],

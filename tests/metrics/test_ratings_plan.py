@@ -15,8 +15,8 @@ from semrel.metrics.agreement import krippendorff_alpha_interval
 from semrel.metrics.errors import ParameterError
 from semrel.metrics.rating_plan.annotators import annotator_report
 from semrel.metrics.rating_plan.plan import plan_ratings
-from semrel.metrics.rating_plan.projection import fit_lines, needed, project
-from semrel.metrics.rating_plan.reliability import alpha_from, alpha_moments, item_means, spearman_brown
+from semrel.metrics.rating_plan.projection import Projection, _check_reachable, fit_lines, needed, project
+from semrel.metrics.rating_plan.reliability import Ranged, alpha_from, alpha_moments, item_means, spearman_brown
 from semrel.metrics.rating_plan.table import make_table, panel, parse_scale
 
 
@@ -140,7 +140,7 @@ BAD = [  # (id, header, rows, extra flags, the one line after "semrel ratings pl
      "{f}: row 91: score outside the declared scale 1-5 (0; 29 such rating(s))"),
     ("target above what the rater budget reaches", SCORE, GOOD, ["--target", "0.99", "--max-raters", "3"],
      "{f}: --target 0.99: above what any budget reaches with at most 3 raters per item (--max-raters): the "
-     "spearman-brown projection reaches "),
+     "spearman-brown projection reaches 0.900 there (asymptote 1.000) and needs 33\n"),
     ("no score column", "item,annotator,rating", GOOD, [],
      "{f}: missing columns (need item, annotator, score; missing ['score'])"),
     ("a score in other digits", SCORE, [("i0", "a0", "\u0663")] + GOOD, [],
@@ -175,6 +175,15 @@ def test_flags_outside_their_rule_are_one_line(tmp_path, capsys, flags, words):
     assert done.value.code == 2 and err == f"semrel ratings plan: error: {words} (see semrel ratings plan --help)\n"
 
 
+def test_a_target_at_or_above_the_asymptote_is_refused_naming_it():
+    level = Ranged(0.85, 0.8, 0.9, 0.95)
+    flat = Projection("resampled", level, level, Ranged(np.inf, 40.0, np.inf, 0.95), (1 / 0.85, 0.5))
+    with pytest.raises(ParameterError) as refused:
+        _check_reachable(flat, 0.9, None)
+    assert str(refused.value) == ("target=0.9: above what any budget reaches: the resampled projection levels off "
+                                  "at 0.850 (its asymptote)")
+
+
 def test_the_api_words_the_target_rule_in_its_own_names():
     values, counts = panel(simulated(n_items=50))
     with pytest.raises(ParameterError, match=r"^target=1\.2: must be in \(0, 1\)$"):
@@ -184,12 +193,15 @@ def test_the_api_words_the_target_rule_in_its_own_names():
 
 @pytest.mark.slow  # a subprocess per case
 @pytest.mark.parametrize("args, words", [
-    (["--targt", "0.9"], "semrel ratings plan: error: unrecognized arguments: --targt"),
-    (["--target"], "semrel ratings plan: error: argument --target: expected one argument"),
+    (["--targt", "0.9"], "semrel: error: unrecognized arguments: --targt 0.9 (see semrel --help)\n"),
+    (["--target"], "semrel ratings plan: error: argument --target: expected one argument "
+                   "(see semrel ratings plan --help)\n"),
+    (["--json", "--seed", "-1"], "semrel ratings plan: error: argument --seed: must be an integer >= 0, not '-1' "
+                                 "(see semrel ratings plan --help)\n"),
 ])
 def test_a_typo_is_one_line_from_the_real_command(tmp_path, args, words):
     done = semrel("ratings", "plan", _table_file(tmp_path, GOOD), *args)
-    assert done.returncode == 2 and done.stderr.startswith(words) and len(done.stderr.splitlines()) == 1, done.stderr
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", words)
 
 
 @pytest.mark.slow  # a subprocess
