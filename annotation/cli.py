@@ -5,6 +5,7 @@ the work is done in the room's modules):
     semrel annotate potato TUPLES --pairs PAIRS --output DIR [--guide TEXT]
     semrel annotate potato-pull DIR --output ANNOTATIONS [--annotator-key KEY]
     semrel annotate dataset ANNOTATIONS --pairs PAIRS --output DIR [--license L] [--language xx ...]
+    semrel annotate status --project ID --tuples T --pairs P [--target R] [--per-tuple K] [--json] [--output DIR]
 
 Imports the standard library only; each handler imports what it needs.
 """
@@ -25,9 +26,11 @@ def register(commands) -> None:
     annotate = _annotate_group(commands)
     _register_label_studio(annotate)
     from .cli_dataset import register_dataset, register_potato
+    from .cli_status import register_status
 
     register_potato(annotate)
     register_dataset(annotate)
+    register_status(annotate)
 
 
 def _annotate_group(commands):

@@ -325,15 +325,21 @@ def push_files(tuples_file, pairs_file, *, title: str, guide: str | None = None,
         server.close()
 
 
-def pull_file(project_id: int, tuples_file, pairs_file, output, *, url: str | None = None, token: str | None = None,
-              key: str = "") -> Pulled:
-    """:func:`pull` written whole to ``output`` (NRC layout with annotator and tuple id columns): an
-    interrupted pull writes nothing and leaves a previous file as it was."""
+def pull_files(project_id: int, tuples_file, pairs_file, *, url: str | None = None, token: str | None = None,
+               key: str = "") -> Pulled:
+    """:func:`pull` of the project pushed from ``tuples_file`` (pair ids of ``pairs_file``), in memory."""
     tuples, pairs = read_design(tuples_file, pairs_file)
     server = connect(url, token)
     try:
-        pulled = pull(server, project_id, tuples, pairs, salt=key)
+        return pull(server, project_id, tuples, pairs, salt=key)
     finally:
         server.close()
+
+
+def pull_file(project_id: int, tuples_file, pairs_file, output, *, url: str | None = None, token: str | None = None,
+              key: str = "") -> Pulled:
+    """:func:`pull_files` written whole to ``output`` (NRC layout with annotator and tuple id columns):
+    an interrupted pull writes nothing and leaves a previous file as it was."""
+    pulled = pull_files(project_id, tuples_file, pairs_file, url=url, token=token, key=key)
     write_rows(output, pulled.rows)
     return pulled

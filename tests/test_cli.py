@@ -18,10 +18,10 @@ from semrel.metrics.split_half.split_half import split_half_bws
 
 HEAVY = ("numpy", "datasets", "torch", "transformers", "pandas", "scipy", "evaluate")
 COMMANDS = [["build"], ["verify"], ["push"], ["bws"], ["bws", "score"], ["bws", "reliability"],
-            ["bws", "design"], ["bws", "plan"],
+            ["bws", "design"], ["bws", "plan"], ["ratings"], ["ratings", "plan"],
             ["fit"], ["cv"], ["predict"], ["ensemble"], ["models"], ["augment"], ["pairs"],
             ["annotate"], ["annotate", "push"], ["annotate", "pull"], ["annotate", "crowd"], ["annotate", "potato"],
-            ["annotate", "potato-pull"], ["annotate", "dataset"]]
+            ["annotate", "potato-pull"], ["annotate", "dataset"], ["annotate", "status"]]
 
 
 def semrel(*args, cwd=None, env=None):
@@ -37,7 +37,7 @@ def test_help_lists_every_command_and_imports_nothing_heavy():
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"  # --help is the standard library only
     for name in ("build", "verify", "push", "bws", "fit", "cv", "predict", "ensemble", "models", "augment",
-                 "pairs", "annotate"):
+                 "pairs", "annotate", "ratings"):
         assert f"\n    {name} " in done.stdout
 
 

@@ -36,7 +36,8 @@ from hub_server import LocalHub
 from project import MIRROR, REPO, needs_mirror
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-DOC_PAGES = {"datasets", "metrics", "training", "benchmark", "publishing", "cli", "making-a-dataset"}
+DOC_PAGES = {"datasets", "metrics", "training", "benchmark", "publishing", "cli", "making-a-dataset",
+             "reliability-plan"}
 EXEMPT = {
     "make build": "sets up the checkout's own .venv and writes its build/; what it runs, "
                   "`semrel build`, runs in docs/publishing.md",
@@ -65,6 +66,8 @@ EXEMPT = {
         "needs a Label Studio server; tests/annotation/test_label_studio.py pushes to a real one",
     "semrel annotate pull --project 1 --tuples tuples.csv --pairs pairs.csv --output annotations.csv":
         "needs a Label Studio server; tests/annotation/test_label_studio.py pulls from a real one",
+    "semrel annotate status --project 1 --tuples tuples.csv --pairs pairs.csv --target 0.9":
+        "needs a Label Studio server; tests/annotation/test_label_studio.py asks a real one",
     ".venv-potato/bin/potato start potato-task/config.yaml --port 8000":
         "starts Potato's server, which runs until stopped; tests/annotation/test_potato.py starts it and "
         "answers over HTTP",

@@ -49,6 +49,8 @@ COMMANDS = {  # command -> (its arguments, OUT where the output goes; whether th
     "annotate potato-pull": (["annotate", "potato-pull", "{potato}", "--output", OUT], False),
     "annotate dataset": (["annotate", "dataset", "{annotations}", "--pairs", "{pairs}", "--license", "mit",
                           "--language", "en", "--output", OUT], True),
+    "annotate status": (["annotate", "status", "--project", "1", "--tuples", "{tuples}", "--pairs", "{pairs}",
+                         "--url", "http://127.0.0.1:9", "--token", "t", "--output", OUT], True),  # nothing listens
 }
 NOT_OUTPUTS = {("verify", "--out")}  # verify reads the build folder, it writes nothing there
 
@@ -107,6 +109,8 @@ OWN_INPUTS = {  # command -> (case, where the output goes, what is said of it)
                               f"lies in DIR {{potato}}, which this command reads: {NEVER}")],
     "annotate dataset": [("holding its annotations", "{tmp}",
                           f"holds ANNOTATIONS {{annotations}}, which this command reads: {NEVER}")],
+    "annotate status": [("holding its tuples", "{tmp}",
+                         f"holds --tuples {{tuples}}, which this command reads: {NEVER}")],
 }
 CASES = [(f"{command} {case}", command, where, said)
          for command, (_, folder) in COMMANDS.items()

@@ -45,26 +45,31 @@ def register(sub) -> None:
                        help="as semrel bws score: nrc, semeval, or auto (nrc if the header has BestItem and WorstItem)")
     plan_.add_argument("--on-invalid", choices=("raise", "omit"), default="raise",
                        help="raise: stop at the first bad row; omit: drop bad rows and count them")
-    plan_.add_argument("--per-tuple", type=_positive, metavar="K",
-                       help="project SHR at K annotations per tuple (default: twice the file's)")
-    plan_.add_argument("--target", type=_share, metavar="R", help="split-half reliability to reach, in (0, 1)")
-    plan_.add_argument("--json", action="store_true", help="print one JSON document instead of the text")
-    plan_.add_argument("--output", type=Path, metavar="DIR", help="write pictures and item intervals to DIR")
-    plan_.add_argument("--seed", type=at_least(0), default=0, help="seed of every random split and resample")
-    plan_.add_argument("--trials", type=at_least(2), default=1000, help="random half splits of SHR now")
-    plan_.add_argument("--resamples", type=at_least(2), default=1000, help="bootstrap replicates of item intervals")
-    plan_.add_argument("--repeats", type=at_least(2), default=20, help="random orders of the resampled curve")
-    plan_.add_argument("--least", type=at_least(1), default=10, help="least certain items listed")
+    plan_arguments(plan_, "the file's")
     plan_.add_argument("--annotator-column", metavar="NAME",
                        help="NRC files: the column naming the annotator (default: 'annotator' where the file has it)")
     plan_.add_argument("--time-column", metavar="NAME",
                        help="NRC files: seconds per annotation (default: 'seconds' where the file has it)")
 
 
+def plan_arguments(parser, now: str) -> None:
+    """The options of the plan itself (``bws plan`` and ``annotate status``); ``now`` names where
+    the annotations per tuple so far are counted."""
+    parser.add_argument("--per-tuple", type=_positive, metavar="K",
+                        help=f"project SHR at K annotations per tuple (default: twice {now})")
+    parser.add_argument("--target", type=_share, metavar="R", help="split-half reliability to reach, in (0, 1)")
+    parser.add_argument("--json", action="store_true", help="print one JSON document instead of the text")
+    parser.add_argument("--output", type=Path, metavar="DIR", help="write pictures and item intervals to DIR")
+    parser.add_argument("--seed", type=at_least(0), default=0, help="seed of every random split and resample")
+    parser.add_argument("--trials", type=at_least(2), default=1000, help="random half splits of SHR now")
+    parser.add_argument("--resamples", type=at_least(2), default=1000, help="bootstrap replicates of item intervals")
+    parser.add_argument("--repeats", type=at_least(2), default=20, help="random orders of the resampled curve")
+    parser.add_argument("--least", type=at_least(1), default=10, help="least certain items listed")
+
+
 def run(args) -> int:
     from ..errors import ParameterError
     from ..output_files import check_output
-    from .plan import bws_plan
 
     if args.output is not None:
         try:
@@ -78,23 +83,30 @@ def run(args) -> int:
                              "replace each other; plan them one at a time")
     documents = []
     for path in args.files:
-        ann, annotators, seconds = read(path, args)
-        result = bws_plan(ann, per_tuple=args.per_tuple, target=args.target, trials=args.trials,
-                          resamples=args.resamples, repeats=args.repeats, least=args.least, seed=args.seed,
-                          annotators=annotators, seconds=seconds, source=str(path))
-        doc = document(path, ann, result)
-        for line in notes(path, ann, result):
-            log.warning("%s", line)
-        if args.output is not None:
-            doc["files_written"] = [str(p) for p in write_output(args.output, path, ann, result)]
-        documents.append(doc)
-        if not args.json:
-            print_text(doc)
-            if "files_written" in doc:
-                print(f"  wrote {', '.join(doc['files_written'])}")
+        documents.append(plan_one(path, *read(path, args), args))
     if args.json:
         print(json.dumps({"files": documents}, indent=2, ensure_ascii=False, allow_nan=False))
     return 0
+
+
+def plan_one(path: Path, ann, annotators, seconds, args) -> dict:
+    """The plan of ``ann`` (read from ``path``) as a JSON document: notes logged, the pictures
+    written to ``args.output`` where given, and the text printed unless ``args.json``."""
+    from .plan import bws_plan
+
+    result = bws_plan(ann, per_tuple=args.per_tuple, target=args.target, trials=args.trials,
+                      resamples=args.resamples, repeats=args.repeats, least=args.least, seed=args.seed,
+                      annotators=annotators, seconds=seconds, source=str(path))
+    doc = document(path, ann, result)
+    for line in notes(path, ann, result):
+        log.warning("%s", line)
+    if args.output is not None:
+        doc["files_written"] = [str(p) for p in write_output(args.output, path, ann, result)]
+    if not args.json:
+        print_text(doc)
+        if "files_written" in doc:
+            print(f"  wrote {', '.join(doc['files_written'])}")
+    return doc
 
 
 def read(path: Path, args):

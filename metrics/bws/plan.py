@@ -238,7 +238,7 @@ def _needed(values) -> dict:
 
 
 def trust(sb: Projection, rs: Projection) -> str:
-    """Which projection to read, and why (the rule of docs/metrics.md, "Know when to stop annotating")."""
+    """Which projection to read, and why (the rule of docs/reliability-plan.md)."""
     if rs.low <= sb.shr <= rs.high:
         return "the projections agree (Spearman–Brown inside the resampling interval): read either"
     if sb.shr > rs.high:

@@ -29,6 +29,7 @@ from semrel.dataset_scripts.semrel_2024.str_link import ROUNDING
 from semrel.dataset_scripts.str_2021.ceiling import PUBLISHED_SHR as STR_2021_SHR
 from semrel.metrics.ceiling import spearman_brown
 
+from ..bws_plan import heading, plan_block
 from ..cards import build_recipe, histograms, markdown_table
 
 BWS_LANGUAGES = ("arb", "arq")
@@ -151,6 +152,16 @@ SHR; pooled items are the pairs that were meant.
 {reliability}"""
 
 
+def bws_plans(image_dir: Path, mirror=None) -> str:
+    """The plan block of each language's raw BWS file, items pooled as in the SHR table."""
+    try:
+        blocks = [plan_block(bws.pooled(bws.annotations(lang, mirror)), image_dir, name=f"{lang} (pooled items)",
+                             prefix=f"bws_plan_{lang}") for lang in BWS_LANGUAGES]
+    except SourceError as exc:
+        return heading() + f"\nThe raw BWS files could not be read here ({exc}): no plan."
+    return heading() + "\n" + "\n".join(blocks)
+
+
 def card_body(built: dict, image_dir: Path) -> str:
     all_splits = _all(built)
     score_histograms(all_splits, image_dir / "score_hist_by_language.png")
@@ -227,7 +238,8 @@ the task's terms forbid redistribution. English train is STR-2021 (linked by `st
 {bws_tables(mirror)}
 
 Reproduce: `python scripts/reproduce_semrel_2024_bws.py`.
-"""
+
+{bws_plans(image_dir, mirror)}"""
 
 
 def overview(built, *, mirror=None, cache_dir=None):

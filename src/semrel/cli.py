@@ -1,7 +1,7 @@
 """The ``semrel`` command (also ``python -m semrel``): one front door onto every part.
 
     semrel build|verify|push ...              datasets, metric Spaces, report -> build/hub (the Hub)
-    semrel bws score|reliability|design ...   Best-Worst Scaling annotation files and tuple designs
+    semrel bws score|reliability|design|plan  Best-Worst Scaling files, tuple designs, plans to a target
     semrel ratings plan FILE [--target R]     a rating file's reliability now, and the raters a target needs
     semrel fit|cv|predict|ensemble|models ... fine-tune and use encoders
     semrel benchmark --model M [--model M2]   any models on every labelled set, with intervals

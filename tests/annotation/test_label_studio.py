@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import io
+import json
 import os
 import re
 import subprocess
@@ -190,6 +191,33 @@ def test_label_studio_pull_prints_the_injected_counts(round_trip):
         f"{n_tuples} tasks ({UNANSWERED} without an answer); {n_answers} answers from {N_ANNOTATORS} annotators "
         f"-> {kept} annotations; {counts}",
         f"{kept} annotations written to {round_trip['folder'] / 'annotations.csv'}"]
+
+
+@pytest.mark.slow  # starts Label Studio
+@pytest.mark.parametrize("how", ["text", "json"])
+def test_label_studio_status_prints_what_bws_plan_prints_of_the_pulled_file(round_trip, tmp_path, how):
+    folder, name, kept, env = (round_trip[k] for k in ("folder", "project", "answers", "env"))
+    path, name, quick = str(folder / "annotations.csv"), f"project-{name}", ["--trials", "100", "--target", "0.95"]
+    quick += ["--resamples", "100", "--repeats", "3", *["--json"] * (how == "json")]
+    design = ["--tuples", folder / "tuples.csv", "--pairs", folder / "pairs.csv", "--annotator-key", KEY]
+    status = semrel("annotate", "status", "--project", round_trip["project"], *design, *quick,
+                    *["--output", tmp_path / "out"] * (how == "json"), env=env)
+    plan = semrel("bws", "plan", path, *quick)
+    assert status.returncode == plan.returncode == 0, status.stderr + plan.stderr
+    assert status.stderr == plan.stderr.replace(path, name)  # the same notes
+    got, answers, kept = status.stdout, len(kept) + sum(INJECTED.values()), len(kept)
+    if how == "text":  # the progress, then SHR now, the projections, the least certain items and annotators
+        counts = "; ".join(f"{INJECTED[rule]} {rule} ({text})" for rule, text in RULES.items())
+        assert got.splitlines() == [f"{name}: 116 of 120 tasks answered; {answers} answers from {N_ANNOTATORS} "
+                                    f"annotators -> {kept} annotations; {counts}",
+                                    *plan.stdout.replace(path, name).splitlines()]
+        return
+    got = json.loads(got)
+    written = [tmp_path / "out" / f"{name}-{n}" for n in "reliability.png items.png items.csv annotations.csv".split()]
+    assert got["progress"] == {"tasks": 120, "answered": 116, "answers": answers, "annotators": N_ANNOTATORS,
+                               "annotations": kept, "rules": INJECTED}
+    assert got["plan"] == {**json.loads(plan.stdout)["files"][0], "file": name, "files_written": [*map(str, written)]}
+    assert written[-1].read_bytes() == (folder / "annotations.csv").read_bytes()  # what pull writes
 
 
 @pytest.mark.slow  # starts Label Studio

@@ -55,6 +55,7 @@ def test_one_language_and_one_target_train_choose_on_dev_and_score_test_official
                                                ("cross", "5e-5")], strict=True):
         assert f"--encoder {encoder} --epochs 4 --learning-rate {rate}" in fit
         assert "--eval-dataset semrel-2024 --eval-config kin --eval-split validation" in fit
+        assert fit.endswith("--selection-overlap omit --max-steps 2 --eval-steps 1")  # kin dev holds train pairs
     assert all("--eval-dataset" not in f and "--epochs 2" in f for f in fits[4:])  # Track C chooses nothing
     ensembles = [c for c in ran if c.split()[2] == "ensemble"]
     assert "--method rank" in ensembles[0] and "--method ridge --features dice char-ridge" in ensembles[1]
@@ -68,6 +69,9 @@ def test_one_language_and_one_target_train_choose_on_dev_and_score_test_official
     assert kin["pairs"] == {"train": 778, "validation": 102, "test": 222}
     assert set(kin["grid"]) == {"bi-lr2e-5", "bi-lr5e-5", "cross-lr2e-5", "cross-lr5e-5"}
     assert all(g["train_seconds"] > 0 and g["wall_seconds"] > 0 for g in kin["grid"].values())
+    assert [g["dev_omitted"] for g in kin["grid"].values()] == [48] * 4  # of kin's 102 dev pairs, in train
+    assert all(json.loads((out / "track-a" / "kin" / n / "metrics.json").read_text())["selection"]["pairs"] == 54
+               for n in kin["grid"])
     assert kin["chosen"]["bi"].startswith("bi-") and kin["chosen"]["cross"].startswith("cross-")
     assert kin["final"] == max(kin["candidates_dev"], key=kin["candidates_dev"].get)
     assert set(kin["test"]) == {"bi", "cross", "char-ridge", "dice", kin["final"]}
@@ -95,6 +99,7 @@ def test_one_language_and_one_target_train_choose_on_dev_and_score_test_official
     assert all(set(s) == {"pearson", "spearman", "mse"} for s in czech["scores"].values())
     tables = (out / "tables.md").read_text()
     assert tables.count("| kin |") == 3 and "| MSE lower bound" in tables
+    assert "| kin | 778 | 102 (48 in train: omitted when choosing) | " in tables
 
     # run again: every finished language and member is kept, nothing trains
     again = run()
@@ -177,7 +182,7 @@ def test_jobs_run_the_same_study_as_processes_side_by_side(mirror, tmp_path):
     members = {"track-a/kin/bi-lr2e-5", "track-a/kin/bi-lr5e-5", "track-a/kin/cross-lr2e-5",
                "track-a/kin/cross-lr5e-5", "track-c/train-kin/bi", "track-c/train-kin/cross"}
     assert {f.split("--output ")[1].split()[0].removeprefix(f"{out}/") for f in fits} == members
-    assert all("--eval-config kin" in f for f in fits[:4])  # Track A first, in the order of a plain run
+    assert all("--eval-config kin" in f and "--selection-overlap omit" in f for f in fits[:4])  # Track A first
     assert all("--save-steps" not in f for f in fits[4:])  # Track C saves no resume checkpoints here
     for member in members:  # each process's output beside its folder
         assert (out / f"{member}.log").is_file() and (out / member / "metrics.json").is_file()
@@ -190,6 +195,7 @@ def test_jobs_run_the_same_study_as_processes_side_by_side(mirror, tmp_path):
     kin = study["track_a"]["kin"]
     assert set(kin["grid"]) == {"bi-lr2e-5", "bi-lr5e-5", "cross-lr2e-5", "cross-lr5e-5"}
     assert all(g["wall_seconds"] > 0 for g in kin["grid"].values())  # recorded before the scoring began
+    assert all(g["dev_omitted"] == 48 for g in kin["grid"].values())
     assert set(kin["test"]) == {"bi", "cross", "char-ridge", "dice", kin["final"]}
     target = study["track_c"]["kin"]
     assert all(m["wall_seconds"] > 0 for m in target["members"].values())

@@ -207,13 +207,14 @@ def test_resume_picks_only_complete_checkpoints_of_the_same_run(encoder, toy_fol
     run_file = checkpoints / "semrel_run.json"
     saved = json.loads(run_file.read_text())
     # as the version before PairTrainingArguments wrote it: FitOptions' fields, and before
-    # `precision` and `train_splits` existed, without those
+    # `precision`, `train_splits` and `selection_overlap` existed, without those
     older = {"encoder": "bi", "objective": "mse", "pooling": "mean", "combine": "hadamard",
              "max_length": 256, "epochs": 4.0, "batch_size": 8, "learning_rate": 3e-3,
              "warmup": 0.0, "weight_decay": 0.01, "seed": 42, "max_steps": 4, "margin": 1.0,
              "on_invalid": "raise", "group_by_length": True, "compile": "none",
              "pad_to_multiple_of": 0, "num_workers": 0}
-    assert saved["options"] == older | {"precision": "auto", "train_splits": "train"}
+    assert saved["options"] == older | {"precision": "auto", "train_splits": "train",
+                                        "selection_overlap": "refuse"}
     run_file.write_text(json.dumps(saved | {"options": older}))
     resumed = fit(data, encoder, small_args(out, max_steps=4, **saving),
                   resume_from_checkpoint="last")

@@ -27,7 +27,7 @@ from trainer_fixtures import model_kinds, saved_runs, small_args, toy_conditiona
 
 QUIET = {"n_resamples": 200, "log": lambda line: None}
 TRAINS_ON = ("which this run trains on (train_splits={t}): a checkpoint chosen on training pairs is "
-             "not chosen; fix the epochs instead (no eval_dataset) or choose on other pairs")
+             "not chosen; fix the epochs instead (no {e}) or choose on other pairs")
 SCORED_ON = ("the split this run is scored on (reported as held out): a checkpoint chosen on it makes "
              "that figure optimistic; choose on other pairs (--eval-dataset, --eval-config, --eval-split)")
 UNRECORDED = "trained on {d}, whose pairs the run did not record (written before seen_pairs.json)"
@@ -258,7 +258,8 @@ CHOSEN = [  # (id, dev rows from fold 0 (train 64, test 16), the line after "--e
      "toy-dev/dev holds 8 of the 16 pairs of toy-cv/cv-fold-0/test, " + SCORED_ON),
     ("training pairs, lower-cased",
      lambda f: _variant(f.splits["train"].select(range(10)), str.lower),
-     "toy-dev/dev holds 10 of the 64 pairs of toy-cv/cv-fold-0/train, " + TRAINS_ON.format(t="train")),
+     "toy-dev/dev holds 10 of the 64 pairs of toy-cv/cv-fold-0/train, "
+     + TRAINS_ON.format(t="train", e="--eval-dataset")),
 ]
 
 
@@ -294,14 +295,15 @@ def test_other_pairs_may_choose_and_training_on_validation_is_refused_by_content
     with pytest.raises(ParameterError) as raised:
         check_selection(three, dev_split(chooser, "dev"), args, None, ("train", "validation"))
     assert str(raised.value) == (f"eval_split='dev': {chooser.name}/dev holds 10 of the 30 pairs of "
-                                 f"{three.name}/train+validation, " + TRAINS_ON.format(t="train+validation"))
+                                 f"{three.name}/train+validation, "
+                                 + TRAINS_ON.format(t="train+validation", e="eval_dataset"))
 
 
 REAL = [  # (the issue's commands on the real files, the line after "semrel fit: error: ")
     (["--dataset", "semrel-2024", "--config", "eng", "--train-splits", "train+validation", "--eval-dataset",
       "str-2021", "--eval-config", "cv-fold-0", "--eval-split", "test"],
      "--eval-split test: str-2021/cv-fold-0/test holds 1102 of the 5750 pairs of "
-     "semrel-2024/eng/train+validation, " + TRAINS_ON.format(t="train+validation")),
+     "semrel-2024/eng/train+validation, " + TRAINS_ON.format(t="train+validation", e="--eval-dataset")),
     (["--dataset", "str-2021", "--config", "cv-fold-0", "--eval-dataset", "semrel-2024", "--eval-config",
       "eng", "--eval-split", "train"],
      "--eval-split train: semrel-2024/eng/train holds 1100 of the 1100 pairs of str-2021/cv-fold-0/test, "
