@@ -212,3 +212,15 @@ def model_kinds(root: str | Path) -> dict[str, Path]:
     (root / "cross-encoder" / "semrel_encoder.json").unlink()
     paths["cross-encoder"] = root / "cross-encoder"
     return paths
+
+
+def split_toy_folders(root: Path) -> Path:
+    """train 64, validation 24 and test 32 toy pairs on [0, 1], saved under ``root``: ``labelled``
+    with every score, ``held-back`` with the test scores null (as SemRel-2024's eng test)."""
+    toy = toy_pairs().shuffle(seed=0)
+    splits = {"train": toy.select(range(64)), "validation": toy.select(range(64, 88)),
+              "test": toy.select(range(88, 120))}
+    datasets.DatasetDict(splits).save_to_disk(root / "labelled")
+    test = splits["test"].remove_columns("score").add_column("score", [None] * 32)
+    datasets.DatasetDict({**splits, "test": test}).save_to_disk(root / "held-back")
+    return root

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import datasets
 import pytest
 
 from semrel.cli import main
@@ -15,7 +14,7 @@ from semrel.trainers.arguments import PairTrainingArguments
 from semrel.trainers.fitting import eval_split_name, fit
 from semrel.trainers.run_folder.seen import pair_hashes
 from semrel.trainers.selection import load_dev, selection_arguments
-from trainer_fixtures import small_args, tiny_encoder, toy_pairs
+from trainer_fixtures import small_args, split_toy_folders, tiny_encoder
 
 
 @pytest.fixture(scope="module")
@@ -25,16 +24,7 @@ def encoder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory):
-    """train 64, validation 24 and test 32 toy pairs on [0, 1]: ``labelled`` with every score,
-    ``held-back`` with the test scores null (as SemRel-2024's eng test)."""
-    root = tmp_path_factory.mktemp("data")
-    toy = toy_pairs().shuffle(seed=0)
-    splits = {"train": toy.select(range(64)), "validation": toy.select(range(64, 88)),
-              "test": toy.select(range(88, 120))}
-    datasets.DatasetDict(splits).save_to_disk(root / "labelled")
-    test = splits["test"].remove_columns("score").add_column("score", [None] * 32)
-    datasets.DatasetDict({**splits, "test": test}).save_to_disk(root / "held-back")
-    return root
+    return split_toy_folders(tmp_path_factory.mktemp("data"))
 
 
 def test_the_scored_split_is_the_first_not_trained_on_that_has_labels(folders):

@@ -13,7 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import datasets
 import pytest
 
 from project import REPO
@@ -22,7 +21,7 @@ from semrel.publishing.guard import local_path_regex
 from semrel.trainers.benchmark.names import hide, public_names
 from semrel.trainers.benchmark.report import CARD_HEADING
 from semrel.trainers.fitting import fit
-from trainer_fixtures import model_kinds, saved_runs, small_args, tiny_encoder, toy_pairs
+from trainer_fixtures import model_kinds, saved_runs, small_args, split_toy_folders, tiny_encoder
 
 # ---- the names a benchmark gives its models -------------------------------------------------
 
@@ -113,15 +112,7 @@ def encoder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory):
-    """train 64, validation 24, test 32 toy pairs: ``labelled``, and ``held-back`` without test scores."""
-    root = tmp_path_factory.mktemp("data")
-    toy = toy_pairs().shuffle(seed=0)
-    splits = {"train": toy.select(range(64)), "validation": toy.select(range(64, 88)),
-              "test": toy.select(range(88, 120))}
-    datasets.DatasetDict(splits).save_to_disk(root / "labelled")
-    test = splits["test"].remove_columns("score").add_column("score", [None] * 32)
-    datasets.DatasetDict({**splits, "test": test}).save_to_disk(root / "held-back")
-    return root
+    return split_toy_folders(tmp_path_factory.mktemp("data"))
 
 
 SPLITS = [  # (train_splits, data folder, the "Trained with" line, the data line, the metrics' first line)
