@@ -34,7 +34,7 @@ $(POTATO_VENV)/.installed:
 
 setup: $(VENV)/.installed $(LS_VENV)/.installed $(POTATO_VENV)/.installed
 
-build: setup
+build: $(VENV)/.installed  # the annotation tools' servers are for the tests only
 	$(BIN)/semrel build  # the mirror: $$SEMREL_MIRROR, else ../shared/upstream, else the upstream URLs
 
 # pytest-xdist: a worker per core (at most 4); the tests of one file stay in one worker, files in
@@ -47,7 +47,7 @@ test: setup
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow" $(XDIST)
 
-lint: setup
+lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 
 clean:
