@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from semrel.command_line import UsageError, add_command, at_least, number
+from semrel.command_line import UsageError, add_command, add_group, at_least, number
 
 log = logging.getLogger(__name__)
 
@@ -35,10 +35,8 @@ def register(commands) -> None:
 
 def _annotate_group(commands):
     """``semrel annotate COMMAND``: the annotation tools' subcommands register on what this returns."""
-    group = commands.add_parser("annotate", help="annotation tools: Label Studio, Potato, a crowd CSV",
-                                description="Send BWS tuples to an annotation tool and read its answers back.")
-    return group.add_subparsers(dest="annotate_command", required=True, metavar="COMMAND",
-                                parser_class=type(group))
+    return add_group(commands, "annotate", "annotation tools: Label Studio, Potato, a crowd CSV",
+                     "Send BWS tuples to an annotation tool and read its answers back.")
 
 
 # ---- semrel pairs ----------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import logging
 import sys
 from pathlib import Path
 
-from semrel.command_line import UsageError, add_command, at_least, number
+from semrel.command_line import UsageError, add_command, add_group, at_least, number
 
 log = logging.getLogger(__name__)
 LAYOUTS = ("auto", "nrc", "semeval")
@@ -35,10 +35,7 @@ METHODS = ("counting", "bradley_terry", "value")  # semrel.metrics.bws.scoring.M
 
 def register(commands) -> None:
     """Add ``bws score | reliability | design`` to the ``semrel`` command."""
-    bws = commands.add_parser("bws", help="Best-Worst Scaling files: score, reliability, tuple design, plan",
-                              description=__doc__)
-    sub = bws.add_subparsers(dest="bws_command", required=True, metavar="COMMAND",
-                             parser_class=type(bws))
+    sub = add_group(commands, "bws", "Best-Worst Scaling files: score, reliability, tuple design, plan", __doc__)
     score_ = add_command(sub, "score", score, "score BWS annotation files (counting, or --method)")
     _file_args(score_)
     score_.add_argument("--shr", action="store_true", help="also compute split-half reliability")

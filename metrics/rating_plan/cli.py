@@ -21,15 +21,12 @@ import json
 import sys
 from pathlib import Path
 
-from semrel.command_line import UsageError, add_command, at_least, number
+from semrel.command_line import UsageError, add_command, add_group, at_least, number
 
 
 def register(commands) -> None:
     """Add ``ratings plan`` to the ``semrel`` command."""
-    ratings = commands.add_parser("ratings", help="rating-scale collections: reliability now and a plan",
-                                  description=__doc__)
-    sub = ratings.add_subparsers(dest="ratings_command", required=True, metavar="COMMAND",
-                                 parser_class=type(ratings))
+    sub = add_group(commands, "ratings", "rating-scale collections: reliability now and a plan", __doc__)
     plan_ = add_command(sub, "plan", plan, "reliability of a rating file now, and the raters a target needs")
     plan_.add_argument("file", type=Path, metavar="FILE", help="CSV: item, annotator, score [, seconds, is_random]")
     plan_.add_argument("--raters", type=at_least(1), metavar="K",

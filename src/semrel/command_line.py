@@ -88,6 +88,13 @@ def check_mirror(mirror: str | None) -> None:
                                       or "none (upstream URLs)")
 
 
+def add_group(commands, name: str, help: str, description: str | None = None):
+    """A command of subcommands (``semrel bws score``): returns what its subcommands register on
+    with :func:`add_command`."""
+    group = commands.add_parser(name, help=help, description=description or help)
+    return group.add_subparsers(dest=f"{name}_command", required=True, metavar="COMMAND", parser_class=type(group))
+
+
 def add_command(commands, name: str, run, help: str, description: str | None = None) -> Parser:
     """A subcommand whose parsed arguments go to ``run(args) -> int``."""
     sub = commands.add_parser(name, help=help, description=description or help)
