@@ -17,7 +17,6 @@ choix's own Bradley–Terry fit against ours on a tenth of the 88k set.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -186,10 +185,9 @@ def main() -> None:
     if "shr" in results and "time" in results:
         print("\n".join(markdown_rows(results)))
     if args.write:
-        path = REPO / "benchmarks" / "results.json"
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        stored[KEY] = {**stored.get(KEY, {}), **results}
-        path.write_text(json.dumps(stored, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        from semrel.publishing.results import update
+
+        update(KEY, results)
 
 
 if __name__ == "__main__":

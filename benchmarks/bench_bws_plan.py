@@ -20,7 +20,6 @@ see the same load), and per-item intervals (bootstrap,
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -32,7 +31,6 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from bench_bws import simulate  # noqa: E402
-from bench_next_batch import record  # noqa: E402
 
 from semrel.metrics.bws.counting import encode_annotations  # noqa: E402
 from semrel.metrics.bws.intervals import bootstrap_intervals, likelihood_intervals  # noqa: E402
@@ -160,8 +158,9 @@ def main() -> None:
         results["speed"] = speed(args.repeats)
         print(results["speed"])
     if args.write:  # one part refreshes its figures and keeps the other's
-        stored = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8")).get(KEY, {})
-        record(KEY, {**stored, **results})
+        from semrel.publishing.results import update
+
+        update(KEY, results)
 
 
 if __name__ == "__main__":

@@ -20,8 +20,6 @@ paired difference adaptive − uniform with its 95% t-interval over seeds.
 from __future__ import annotations
 
 import argparse
-import json
-import re
 from pathlib import Path
 
 import numpy as np
@@ -166,18 +164,6 @@ def summary(uniform: np.ndarray, adaptive: np.ndarray, budgets: list[int]) -> li
     return rows
 
 
-def record(key: str, value) -> None:
-    """``value`` under ``key`` in results.json, as a text edit (other entries keep their formatting)."""
-    path = REPO / "benchmarks" / "results.json"
-    text = path.read_text(encoding="utf-8")
-    block = json.dumps({key: value}, indent=2, ensure_ascii=False)[2:-2]  # '  "key": {...}'
-    found = re.search(rf'\n  "{re.escape(key)}": .*?(?=,\n  "|\n}}\s*$)', text, flags=re.S)
-    text = (text[:found.start()] + "\n" + block + text[found.end():] if found
-            else text.rstrip()[:-1].rstrip() + ",\n" + block + "\n}\n")
-    json.loads(text)
-    path.write_text(text, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=20)
@@ -209,7 +195,9 @@ def main() -> None:
               + (f"{r['adaptive']} annotations ({r['saved']:+.1%} saved)" if r["adaptive"] is not None
                  else "does not within the budgets simulated"))
     if args.write:
-        record(KEY, results)
+        from semrel.publishing.results import store
+
+        store(KEY, results)
 
 
 if __name__ == "__main__":

@@ -115,10 +115,9 @@ def main() -> None:
         results["shape"] = shape(args.mirror)
     print(json.dumps(results, indent=2, ensure_ascii=False))
     if args.write:
-        path = REPO / "benchmarks" / "results.json"
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        stored[KEY] = {**stored.get(KEY, {}), **results}
-        path.write_text(json.dumps(stored, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        from semrel.publishing.results import update
+
+        update(KEY, results)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,6 @@ from semrel.metrics.rating_plan.projection import project
 from semrel.metrics.rating_plan.table import make_table, panel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_next_batch import record  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 KEY = "ratings_plan_held_out"
@@ -151,7 +150,9 @@ def main() -> None:
         cells.append(", ".join(r["trusted"]))
         print("| " + " | ".join(cells) + " |")
     if args.write:
-        record(KEY, {"command": "python benchmarks/bench_ratings_plan.py --write", "draws": args.draws,
+        from semrel.publishing.results import store
+
+        store(KEY, {"command": "python benchmarks/bench_ratings_plan.py --write", "draws": args.draws,
                      "rows": rows, "from_one_rating": one})
 
 

@@ -59,6 +59,14 @@ def store(key: str, value, path: str | Path = RESULTS) -> None:
     write_whole(path, text, "path")
 
 
+def update(key: str, fields: dict, path: str | Path = RESULTS) -> None:
+    """:func:`store` of the object under ``key`` with ``fields`` replaced and its other fields kept
+    (a study that measures one part at a time)."""
+    path = Path(path)
+    earlier = json.loads(path.read_text(encoding="utf-8")).get(key, {}) if path.is_file() else {}
+    store(key, {**earlier, **fields}, path)
+
+
 def store_fine_tuned(dataset_id: str, entry: dict, path: str | Path = RESULTS) -> None:
     """``entry`` (``spearman``, ``model``, ``protocol``, ``machine``, ``command``) as the best
     fine-tuned figure of ``dataset_id``, the report's overview cell."""

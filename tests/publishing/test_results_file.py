@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from semrel.publishing.results import RESULTS, store, store_fine_tuned
+from semrel.publishing.results import RESULTS, store, store_fine_tuned, update
 
 
 @pytest.fixture
@@ -38,6 +38,16 @@ def test_a_key_in_the_middle_changes_only_its_own_lines(results):
     new = results.read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(f'  "{middle}"'))
     assert new[:start] == lines[:start]  # everything above it as written
+
+
+def test_update_replaces_the_fields_it_is_given_and_keeps_the_others(results, tmp_path):
+    before = json.loads(results.read_text(encoding="utf-8"))
+    update("pairs", {"speed": {"seconds": 1.0}, "new": True}, results)
+    after = json.loads(results.read_text(encoding="utf-8"))
+    assert after["pairs"] == {**before["pairs"], "speed": {"seconds": 1.0}, "new": True}
+    assert {k: v for k, v in after.items() if k != "pairs"} == {k: v for k, v in before.items() if k != "pairs"}
+    update("fresh", {"a": 1}, tmp_path / "none.json")
+    assert json.loads((tmp_path / "none.json").read_text(encoding="utf-8")) == {"fresh": {"a": 1}}
 
 
 def test_a_new_key_is_appended_and_an_empty_object_takes_one(results, tmp_path):
