@@ -37,8 +37,8 @@ setup: $(VENV)/.installed $(LS_VENV)/.installed $(POTATO_VENV)/.installed
 build: $(VENV)/.installed  # the annotation tools' servers are for the tests only
 	$(BIN)/semrel build  # the mirror: $$SEMREL_MIRROR, else ../shared/upstream, else the upstream URLs
 
-# pytest-xdist: a worker per core (at most 4); the tests of one file stay in one worker, files in
-# the order collected (tests/conftest.py puts the docs pages first).
+# pytest-xdist: a worker per core (at most 4); the tests of one file stay in one worker (each docs
+# page is a unit of its own), the costliest units first (tests/conftest.py), the rest as collected.
 XDIST := -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
 test: setup

@@ -1,29 +1,19 @@
 """Every labelled evaluation set of the suite, for ``semrel benchmark`` (and peers such as MTEB
-tasks): :func:`benchmark_sets` lists each (dataset, config, split[, subset]) of the table
-:data:`BENCHMARK`, and :meth:`BenchmarkSet.load` gives its rows.
-
-* STR-2021: all 5,500 pairs (``default``/``train``) and each source among them;
-* SemRel-2024: per language, ``validation`` (upstream "dev") and ``test``;
-* crowd-sts: the pair means (``pairs``) and each filtered config, ``train`` and ``test``;
-* Czech News STS: the free test (with its annotations, for the MSE lower bound);
-* C-STS: ``train`` and ``validation`` of the open re-annotation (``reannotated``, from the
-  mirror), and of the original release where the user supplied it (``data_dir``).
+tasks): each dataset's spec declares what it offers (:class:`~semrel.dataset_scripts.spec.Benchmarked`:
+its (config, split) sets, subsets, the sets known to hold no labels); :func:`benchmark_sets` lists
+them for every registered dataset that declares any, and :meth:`BenchmarkSet.load` gives their rows.
 
 A set that cannot be scored says why in ``skip`` (user data not given) or, found on loading,
-by :class:`NoLabels` (SemRel-2024's Spanish test scores were never published; English test
-labels are held back from the mirror); a split with some rows unlabelled is an error naming
-them, never silently cut.
+by :class:`NoLabels` (with the reason the spec gives); a split with some rows unlabelled is an
+error naming them, never silently cut.
 
     >>> sets = benchmark_sets()
-    >>> [s.name for s in sets if s.dataset == "czech-news-sts"]
-    ['czech-news-sts/free/test']
-    >>> next(s for s in sets if s.subset == "SNLI").name
-    'str-2021/default/train/SNLI'
+    >>> len({s.name for s in sets}) == len(sets), {s.dataset for s in sets} == set(benchmarked_datasets())
+    (True, True)
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -35,54 +25,20 @@ if TYPE_CHECKING:
     import datasets
 
     from .pairs import PairData
+    from .spec import DatasetSpec
 
 
-@dataclass(frozen=True)
-class Benchmarked:
-    """What of one dataset is benchmarked: ``configs`` and their ``splits`` (a callable of
-    the config where they differ); ``subset_column``: a column whose values are scored apart
-    too (each value a subset, beside all rows); ``user_data_configs``: the configs read from
-    user-supplied data (the others from the mirror)."""
+def benchmarked_datasets() -> tuple[str, ...]:
+    """The id of every registered dataset whose spec declares benchmark sets, in the specs' ``order``."""
+    from .registry import REGISTRY
 
-    configs: tuple[str, ...]
-    splits: tuple[str, ...] | object
-    subset_column: str | None = None
-    subsets: tuple[str, ...] = ()
-    user_data_configs: tuple[str, ...] = ()
-
-    def splits_of(self, config: str) -> tuple[str, ...]:
-        return self.splits(config) if callable(self.splits) else self.splits
+    return tuple(dataset for _, dataset in sorted((spec.benchmark.order, dataset)
+                                                  for dataset, spec in REGISTRY.items() if spec.benchmark))
 
 
-def _semrel_2024_splits(config: str) -> tuple[str, ...]:
-    from .semrel_2024.builder import plan
-
-    return tuple(split for split in plan(config) if split != "train")
-
-
-def _table() -> dict[str, Benchmarked]:
-    from .crowd_sts.builder import FILTERED
-    from .semrel_2024.files import LANGUAGES
-    from .str_2021.builder import SOURCES_IN_DATA
-
-    return {
-        "str-2021": Benchmarked(("default",), ("train",), "source", SOURCES_IN_DATA),
-        "semrel-2024": Benchmarked(tuple(LANGUAGES), _semrel_2024_splits),
-        "crowd-sts": Benchmarked(("pairs", *(f"pairs-filtered-{s}" for s in FILTERED)),
-                                 ("train", "test")),
-        "czech-news-sts": Benchmarked(("free",), ("test",)),
-        "c-sts": Benchmarked(("reannotated", "default"), ("train", "validation"),
-                             user_data_configs=("default",)),
-    }
-
-
-BENCHMARK_DATASETS = ("str-2021", "semrel-2024", "crowd-sts", "czech-news-sts", "c-sts")
-# why a split has no gold scores, where that is known; the rest say "no scores in this split"
-UNLABELLED = {
-    ("semrel-2024", "esp", "test"): "Spanish test scores were never published",
-    ("semrel-2024", "eng", "test"): "the labelled English test file (Track A/eng/"
-                                    "eng_test_with_labels.csv) is held back from the mirror",
-}
+def _user_data_configs(spec: DatasetSpec) -> set[str]:
+    """The benchmarked configs of ``spec`` read from user-supplied data."""
+    return {config for config, _ in spec.benchmark.sets} & set(spec.user_data_configs)
 
 
 class NoLabels(ValueError):
@@ -93,8 +49,9 @@ class NoLabels(ValueError):
 class BenchmarkSet:
     """One labelled evaluation set: ``dataset`` (registry id), ``config``, ``split``, and
     ``subset`` (a value of ``subset_column``; None: every row); its native ``score_range``,
-    ``languages`` (BCP-47 tags), ``skip`` (why it cannot be scored, None if it can) and the
-    options :meth:`load` passes to :func:`~semrel.dataset_scripts.pairs.load_pairs`."""
+    ``languages`` (BCP-47 tags), ``skip`` (why it cannot be scored, None if it can), the
+    options :meth:`load` passes to :func:`~semrel.dataset_scripts.pairs.load_pairs`, whether its
+    pairs carry a condition, and why its split holds no gold scores where the spec says."""
 
     dataset: str
     config: str
@@ -105,6 +62,8 @@ class BenchmarkSet:
     subset_column: str | None = None
     skip: str | None = None
     load_options: tuple[tuple[str, object], ...] = field(default=(), compare=False, repr=False)
+    conditional: bool = False
+    unlabelled: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -123,8 +82,7 @@ class BenchmarkSet:
             rows = rows.select(np.flatnonzero(values == self.subset))
         missing = [i for i, s in enumerate(rows["score"]) if s is None or s != s]
         if len(missing) == len(rows):
-            reason = UNLABELLED.get((self.dataset, self.config, self.split),
-                                    "the split holds no gold scores")
+            reason = self.unlabelled or "the split holds no gold scores"
             raise NoLabels(f"{self.name}: no labels ({reason})")
         if missing:
             raise ValueError(f"{self.name}: {len(missing)} of {len(rows)} rows have no gold score "
@@ -143,52 +101,50 @@ def _pair_data(dataset: str, config: str, options: tuple) -> PairData:
 def benchmark_sets(mirror=None, *, data_dirs: dict[str, str] | None = None, cache_dir=None,
                    only: tuple[str, ...] | None = None, password: str | None = None
                    ) -> list[BenchmarkSet]:
-    """Every benchmark set of :data:`BENCHMARK_DATASETS` (``only``: these dataset ids), in
-    table order; ``mirror`` and ``cache_dir`` as :func:`~semrel.dataset_scripts.load` takes
-    them, ``data_dirs`` the user-supplied data per dataset id (C-STS; its ``password``, else
-    ``$CSTS_PASSWORD``). Sets of user-data datasets without their data carry a ``skip``."""
+    """Every benchmark set of :func:`benchmarked_datasets` (``only``: these dataset ids), in
+    that order; ``mirror`` and ``cache_dir`` as :func:`~semrel.dataset_scripts.load` takes
+    them, ``data_dirs`` the user-supplied data per dataset id (with ``password`` where its builder
+    takes one; else the builder reads its own environment variable). Sets of user-data configs
+    without their data carry a ``skip``."""
     from .registry import REGISTRY
 
-    table = _table()
+    offered = benchmarked_datasets()
     data_dirs = dict(data_dirs or {})
-    chosen = BENCHMARK_DATASETS if only is None else tuple(only)
+    chosen = offered if only is None else tuple(only)
     for name in chosen:
-        if name not in table:
-            raise ParameterError("only", name, f"is not a benchmarked dataset "
-                                 f"({', '.join(BENCHMARK_DATASETS)})")
+        if name not in offered:
+            raise ParameterError("only", name, f"is not a benchmarked dataset ({', '.join(offered)})")
+    takers = [name for name in offered if _user_data_configs(REGISTRY[name])]
     for name in data_dirs:
-        if name not in table or not table[name].user_data_configs:
-            raise ParameterError("data_dirs", name, "takes no user-supplied data (only "
-                                 f"{', '.join(n for n, b in table.items() if b.user_data_configs)})")
+        if name not in takers:
+            raise ParameterError("data_dirs", name, f"takes no user-supplied data (only {', '.join(takers)})")
     sets = []
     for dataset in chosen:
-        spec, what = REGISTRY[dataset], table[dataset]
+        spec = REGISTRY[dataset]
+        what, user_data = spec.benchmark, _user_data_configs(spec)
         options = {"mirror": None if mirror is None else str(mirror),
                    "cache_dir": None if cache_dir is None else str(cache_dir)}
-        for config in what.configs:
+        for config, split in what.sets:
             config_options, skip = dict(options), None
-            if config in what.user_data_configs:
+            if config in user_data:
                 if dataset in data_dirs:
                     config_options["data_dir"] = str(data_dirs[dataset])
-                    if dataset == "c-sts" and (password or os.environ.get("CSTS_PASSWORD")):
-                        config_options["password"] = password or os.environ["CSTS_PASSWORD"]
+                    if password and spec.takes_password:
+                        config_options["password"] = password
                 else:
                     skip = f"{dataset}/{config} needs user-supplied data (--data-dir {dataset}=DIR)"
-            frozen = tuple(sorted((k, v) for k, v in config_options.items() if v is not None))
-            languages = spec.languages_of(config)
-            for split in what.splits_of(config):
-                common = {"score_range": tuple(spec.score_range), "languages": languages,
-                          "skip": skip, "load_options": frozen}
-                sets.append(BenchmarkSet(dataset, config, split, **common))
-                sets += [BenchmarkSet(dataset, config, split, subset=subset,
-                                      subset_column=what.subset_column, **common)
-                         for subset in what.subsets]
+            common = {"score_range": tuple(spec.score_range), "languages": spec.languages_of(config), "skip": skip,
+                      "load_options": tuple(sorted((k, v) for k, v in config_options.items() if v is not None)),
+                      "conditional": what.conditional, "unlabelled": what.why_unlabelled(config, split)}
+            sets.append(BenchmarkSet(dataset, config, split, **common))
+            sets += [BenchmarkSet(dataset, config, split, subset=subset, subset_column=what.subset_column, **common)
+                     for subset in what.subsets]
     return sets
 
 
 def select_sets(only=None, **options) -> list[BenchmarkSet]:
     """:func:`benchmark_sets` (``options``), only those ``only`` names: each value a dataset id,
-    the start of set names (``semrel-2024/eng``: its validation and test) or a dataset folder
+    the start of set names (``<id>/<config>``: that config's sets) or a dataset folder
     (:func:`folder_sets`); a value that names none is a ParameterError."""
     if not only:
         return benchmark_sets(**options)

@@ -32,6 +32,8 @@ from contextvars import ContextVar
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from semrel.metrics.errors import ParameterError
+
 from .errors import SourceError, SourceNotFound
 
 MIRROR_ENV = "SEMREL_MIRROR"
@@ -69,6 +71,15 @@ def mirror_dirs(mirror: str | os.PathLike | list | None = None) -> list[Path]:
     if isinstance(mirror, (str, os.PathLike)):
         mirror = [p for p in str(mirror).split(os.pathsep) if p]
     return [Path(m).expanduser().resolve() for m in mirror]
+
+
+def check_mirror(mirror: str | os.PathLike | None, parameter: str = "mirror") -> None:
+    """Each ``os.pathsep``-separated part of ``mirror`` a directory, else a ParameterError on
+    ``parameter`` naming the part."""
+    for part in str(mirror or "").split(os.pathsep):
+        if part and not Path(part).expanduser().is_dir():
+            kind = "is a file, not a directory" if Path(part).expanduser().is_file() else "no such directory"
+            raise ParameterError(parameter, part, f"{kind} (expected <mirror>/<dataset-id>/<file>)")
 
 
 def fixture_dirs() -> list[Path]:

@@ -14,6 +14,7 @@ range it validates against) the spec reads from the builder class, so each value
 
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -44,6 +45,65 @@ class Licence:
 
 
 @dataclass(frozen=True)
+class MtebFacts:
+    """What an MTEB task's metadata asks of a dataset beyond its spec, in MTEB's vocabulary, from its
+    paper: ``domains``, ``sample_creation`` (how the texts came to be), ``annotations_creators`` (who
+    scored the pairs), and ``iso639_3``: ``(tag, code)`` for a language tag whose rows are one language
+    of a macrolanguage (``ar`` rows in Modern Standard Arabic: ``arb``). MTEB's licence is the spec's."""
+
+    domains: tuple[str, ...]
+    sample_creation: str
+    annotations_creators: str = "human-annotated"
+    iso639_3: tuple[tuple[str, str], ...] = ()
+
+    def eval_langs(self, tags) -> list[str]:
+        """MTEB's ``xxx-Scrp`` of each language tag (:func:`~semrel.dataset_scripts.languages.mteb_language`)."""
+        from .languages import mteb_language
+
+        codes = dict(self.iso639_3)
+        return [mteb_language(tag, codes.get(tag)) for tag in tags]
+
+
+@dataclass(frozen=True)
+class Benchmarked:
+    """What a dataset offers ``semrel benchmark`` and MTEB:
+
+    * ``sets``: its labelled ``(config, split)``, each the set ``<id>/<config>/<split>``, in the order
+      the benchmark lists them (a config of the builder's ``user_data_configs`` is scored where the user
+      gives its data); each set's human ceiling is the spec's ``ceiling`` hook's (None: none);
+    * ``mteb``: its :class:`MtebFacts`;
+    * ``subset_column``, ``subsets``: a column whose values are scored apart too, each value the set
+      ``<id>/<config>/<split>/<value>`` beside all rows;
+    * ``conditional``: its pairs carry a ``condition`` (an MTEB STS task has none to give a model);
+    * ``unlabelled``: ``(config, split, why)`` of a set known to hold no gold scores;
+    * ``order``: where its sets come among the datasets' (lower first, then by dataset id).
+    """
+
+    sets: tuple[tuple[str, str], ...]
+    mteb: MtebFacts
+    subset_column: str | None = None
+    subsets: tuple[str, ...] = ()
+    conditional: bool = False
+    unlabelled: tuple[tuple[str, str, str], ...] = ()
+    order: int = 100
+
+    def why_unlabelled(self, config: str, split: str) -> str | None:
+        return next((why for c, s, why in self.unlabelled if (c, s) == (config, split)), None)
+
+    def problem(self, configs: list[str]) -> str | None:
+        """What is wrong with this declaration for a builder of ``configs``, or None."""
+        if not self.sets or len(set(self.sets)) != len(self.sets):
+            return f"benchmark sets must be distinct (config, split) pairs, got {self.sets!r}"
+        if unknown := [config for config, _ in self.sets if config not in configs]:
+            return f"benchmark sets name configs the builder lacks: {', '.join(unknown)}"
+        if bool(self.subsets) != bool(self.subset_column):
+            return "benchmark subsets need their subset_column and a subset_column its subsets"
+        if stray := [(c, s) for c, s, _ in self.unlabelled if (c, s) not in self.sets]:
+            return f"benchmark unlabelled names no set of its own: {stray!r}"
+        return None
+
+
+@dataclass(frozen=True)
 class DatasetSpec:
     """One dataset of the suite.
 
@@ -62,11 +122,12 @@ class DatasetSpec:
       judgements, so none is available);
     * ``config_languages``: ``(config, tags)`` for each config whose rows are in fewer languages
       than ``languages`` (:meth:`languages_of`).
+    * ``benchmark``: what it offers ``semrel benchmark`` and MTEB (:class:`Benchmarked`; None: nothing).
 
     Read from the builder: ``dataset_id``, ``score_range`` (native scale), ``citation``,
     ``homepage``, ``terms`` (the licence in words), ``configs``, ``user_data_configs``,
     ``local_configs`` (rows kept in the local cache: the build writes their card, no data files),
-    ``redistributable``.
+    ``redistributable``, ``takes_password``.
     """
 
     builder_class: type[SemrelBuilder]
@@ -83,6 +144,7 @@ class DatasetSpec:
     extras: tuple[str, ...] = ()
     ceiling: str | None = None
     config_languages: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    benchmark: Benchmarked | None = None
 
     def __post_init__(self):
         if not self.builder_class.DATASET_ID:
@@ -93,6 +155,8 @@ class DatasetSpec:
             if config not in self.configs or not tags or not set(tags) <= set(self.languages):
                 raise ValueError(f"{self.dataset_id}: config_languages of {config!r} must name a "
                                  f"config and some of its languages, got {tags!r}")
+        if self.benchmark is not None and (problem := self.benchmark.problem(self.configs)):
+            raise ValueError(f"{self.dataset_id}: {problem}")
         hooks = {"card_body": self.card_body, "report_section": self.report_section, "overview": self.overview,
                  "ceiling": self.ceiling}
         for name, value in hooks.items():
@@ -138,3 +202,8 @@ class DatasetSpec:
     @property
     def redistributable(self) -> bool:
         return self.builder_class.redistributable()
+
+    @property
+    def takes_password(self) -> bool:
+        """Whether its builder takes a ``password`` (for encrypted user-supplied data)."""
+        return "password" in inspect.signature(self.builder_class.__init__).parameters

@@ -127,7 +127,8 @@ class StrictInputs:
                              f"{_listing(self._feature_names())}" + (f", options {_listing(known)}" if known else ""))
 
     def _discard(self) -> None:
-        """Forget what a failed call left: the writer, its cache files and locks, the read data."""
+        """Forget what a failed call left: the writer, its cache files and locks, the read data
+        (evaluate's own attributes: it has no public reset; test_module_inputs.py pins them)."""
         writer, self.writer = self.writer, None
         if writer is not None:
             try:

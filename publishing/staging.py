@@ -30,22 +30,9 @@ from huggingface_hub import DatasetCard, DatasetCardData, ModelCard
 from semrel.dataset_scripts.registry import get_spec, registered_id
 from semrel.metrics.output_files import write_whole
 from semrel.trainers.card import PATH_COMMENT
-from semrel.trainers.run_folder import CARD, run_data
-from semrel.trainers.run_folder.files import (
-    CONFIG,
-    ENCODER_CONFIG,
-    ENSEMBLE,
-    HEAD,
-    METRICS,
-    PREDICTIONS,
-    SAFETENSORS,
-    SAFETENSORS_INDEX,
-    SELECTION,
-    SENTENCE_TRANSFORMERS,
-    ST_MODULES,
-    TOKENIZER,
-    TORCH_WEIGHTS,
-)
+from semrel.trainers.run_folder import CARD, ENSEMBLE, METRICS, run_data
+from semrel.trainers.run_folder.files import members_inside, model_repo_files, read_tolerant
+from semrel.trainers.run_folder.predictions import recorded_predictions
 
 from .cards import build_recipe
 from .export import card_metadata
@@ -101,10 +88,6 @@ def _build_yourself(spec) -> str:
             f"semrel:\n\n```bash\n{build_recipe(spec.dataset_id)}\n```\n{needs}")
 
 
-# What a model repo needs, by file name (decided per file; anything else stays here):
-TRANSFORMER = (CONFIG, SAFETENSORS, SAFETENSORS_INDEX, TORCH_WEIGHTS)  # + the shards the index names
-MODULE_FILES = (CONFIG, SAFETENSORS)  # in each module folder modules.json names (1_Pooling/, ...)
-SEMREL = (ENCODER_CONFIG, HEAD, CARD, METRICS)  # metrics.json as a copy reduced to FIGURES
 # metrics.json's keys that go (figures, and the names that say what they measure); output_dir,
 # the run's path, and any key not named here stay here
 FIGURES = ("data", "eval_split", "score_range", "pearson", "pearson_ci", "spearman", "spearman_ci",
@@ -121,52 +104,18 @@ class StagedModel:
     kept: tuple[str, ...]
 
 
-def _read(file: Path, kind: type = dict):
-    """The JSON value of type ``kind`` in ``file``, or None (missing, unreadable, another type)."""
-    try:
-        raw = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return raw if isinstance(raw, kind) else None
-
-
-def _inside(name) -> str | None:
-    """``name`` as a relative POSIX path inside a folder, or None (absolute, ``..``, not text)."""
-    if not isinstance(name, str) or not name or "\\" in name:
-        return None
-    path = PurePosixPath(name)
-    return None if path.is_absolute() or ".." in path.parts else path.as_posix()
-
-
-def _members_inside(folder: Path) -> list[str]:
-    """The members an ensemble folder's ``semrel_ensemble.json`` names inside it (copied folders)."""
-    members = (_read(Path(folder) / ENSEMBLE) or {}).get("members")
-    return [m for m in map(_inside, members if isinstance(members, list) else []) if m]
-
-
-def _model_repo_files(folder: Path) -> list[str]:
-    """The files of one model folder that a model repo needs (see the tables above)."""
-    index = _read(folder / SAFETENSORS_INDEX) or {}
-    shards = index.get("weight_map") if isinstance(index.get("weight_map"), dict) else {}
-    modules = _read(folder / ST_MODULES, list) or []
-    module_dirs = [d for m in modules if isinstance(m, dict) and (d := _inside(m.get("path")))]
-    names = [*TRANSFORMER, *filter(None, map(_inside, shards.values())), *TOKENIZER,
-             *SENTENCE_TRANSFORMERS, *(f"{d}/{f}" for d in module_dirs for f in MODULE_FILES), *SEMREL]
-    return sorted(n for n in set(names) if (folder / n).is_file())
-
-
 def model_files(folder: Path) -> list[str]:
     """What a model push of ``folder`` sends (relative POSIX paths): for a run folder, the files
-    of :data:`TRANSFORMER` (and the weight shards its index names), :data:`TOKENIZER`,
-    :data:`SENTENCE_TRANSFORMERS` (and :data:`MODULE_FILES` of each module folder modules.json
-    names) and :data:`SEMREL` that it holds; for an ensemble folder, its ``semrel_ensemble.json``,
-    its card and, of each member it names, the same files of that member's folder."""
+    a model repo needs (:func:`~semrel.trainers.run_folder.files.model_repo_files`: the
+    transformer, tokenizer, sentence-transformers and semrel files it holds); for an ensemble
+    folder, its ``semrel_ensemble.json``, its card and, of each member it names, the same files
+    of that member's folder."""
     folder = Path(folder)
     if not (folder / ENSEMBLE).is_file():
-        return _model_repo_files(folder)
+        return model_repo_files(folder)
     return sorted({ENSEMBLE, *[CARD] * (folder / CARD).is_file(),
-                   *(f"{m}/{f}" for m in _members_inside(folder) if (folder / m).is_dir()
-                     for f in _model_repo_files(folder / m))})
+                   *(f"{m}/{f}" for m in members_inside(folder) if (folder / m).is_dir()
+                     for f in model_repo_files(folder / m))})
 
 
 def trained_on(folder: Path) -> str | None:
@@ -175,7 +124,7 @@ def trained_on(folder: Path) -> str | None:
     records one, the data every trained member shares), or None for other folders and data."""
     data = run_data(folder)
     if data is None and (Path(folder) / ENSEMBLE).is_file():
-        data = next(filter(None, (run_data(Path(folder) / m) for m in _members_inside(folder))), None)
+        data = next(filter(None, (run_data(Path(folder) / m) for m in members_inside(folder))), None)
     return registered_id(data) if data else None
 
 
@@ -192,18 +141,16 @@ def held_back(folder: Path) -> list[Recorded]:
     ``selection_predictions.json``, its members' too) whose data may not go
     (:func:`labels_may_go`), named ``<data>/<split>`` as the file records it."""
     found = []
-    for name in (PREDICTIONS, SELECTION):
-        for file in sorted(Path(folder).rglob(name)):
-            record = _read(file) or {}
-            data, split = record.get("data"), record.get("split")
-            if not isinstance(data, str) or labels_may_go(data):
-                continue
-            labels = record.get("labels") if isinstance(record.get("labels"), list) else []
-            texts = [t for key in ("sentence1", "sentence2", "condition")
-                     if isinstance(record.get(key), list) for t in record[key] if isinstance(t, str)]
-            found.append(Recorded(f"{data}/{split}" if isinstance(split, str) and split else data,
-                                  tuple(float(v) for v in labels if isinstance(v, int | float)
-                                        and not isinstance(v, bool)), frozenset(texts)))
+    for record in recorded_predictions(folder):
+        data, split = record.get("data"), record.get("split")
+        if not isinstance(data, str) or labels_may_go(data):
+            continue
+        labels = record.get("labels") if isinstance(record.get("labels"), list) else []
+        texts = [t for key in ("sentence1", "sentence2", "condition")
+                 if isinstance(record.get(key), list) for t in record[key] if isinstance(t, str)]
+        found.append(Recorded(f"{data}/{split}" if isinstance(split, str) and split else data,
+                              tuple(float(v) for v in labels if isinstance(v, int | float)
+                                    and not isinstance(v, bool)), frozenset(texts)))
     return found
 
 
@@ -227,7 +174,7 @@ def stage_model(folder: Path, dest: Path, *, repo_id: str | None = None,
         _link_or_copy(folder / rel, dest / rel)
     changed = {}
     for rel in [r for r in sent if PurePosixPath(r).name == METRICS]:
-        record = _read(folder / rel)
+        record = read_tolerant(folder / rel)
         dropped = sorted(set(record or {}) - set(FIGURES))
         if record is None:
             (dest / rel).unlink()

@@ -1,4 +1,5 @@
-"""Paths every test shares: the repository, the mirror of the real upstream files and the fixtures."""
+"""Paths every test shares: the repository, the mirror of the real upstream files and the fixtures; and
+how a script of the repository answers a mistake."""
 
 import os
 from pathlib import Path
@@ -36,3 +37,22 @@ def fixture_copy(root: Path, dataset_id: str, monkeypatch, changes: dict[str, by
     (folder / "SHA256SUMS").write_text("".join(f"{digest}  {name}\n" for name, digest in sorted(sums.items())))
     monkeypatch.setenv("SEMREL_FIXTURE_MIRROR", os.pathsep.join([os.environ["SEMREL_FIXTURE_MIRROR"], str(root)]))
     return root
+
+
+def refused_before_running(script: Path, args: list[str], words: str, tmp_path: Path, out_flag: str) -> None:
+    """``script *args <out_flag> tmp_path/out``, run as a user runs it (a subprocess from
+    ``tmp_path``), exits 2 with the one line ``<script>: error: <words> (see <script> --help)``,
+    prints nothing and writes no output."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(script), *args, out_flag, str(tmp_path / "out")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"{script.name}: error: {words} (see {script.name} --help)\n"
+    assert not (tmp_path / "out").exists()
+
+
+def not_a_count(flag: str, value: str) -> tuple[list[str], str]:
+    """A row of a script's mistakes: ``flag value`` where an integer >= 1 belongs, and the line said."""
+    return [flag, value], f"argument {flag}: must be an integer >= 1, not '{value}'"

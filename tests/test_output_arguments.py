@@ -68,49 +68,50 @@ def _shape(folder: bool) -> list[tuple[str, str, str]]:
               [("a folder", "{a-folder}", "is a folder; give the name of the file to write")])]
 
 
+def _same(case: str, where: str, argument: str, kind: str = "file") -> tuple[str, str, str]:
+    """The output is the input ``argument`` names (``{name}`` in ``where``) itself."""
+    return case, where, f"is the same {kind} as {argument} {where}: {NEVER}"
+
+
+def _lies(case: str, where: str, argument: str) -> tuple[str, str, str]:
+    """The output lies in the folder ``argument`` names (the first part of ``where``)."""
+    return case, where, f"lies in {argument} {where.split('/')[0]}, which this command reads: {NEVER}"
+
+
+def _holds(case: str, argument: str, read: str) -> tuple[str, str, str]:
+    """The output folder ``{tmp}`` holds the input ``argument`` names (``read``)."""
+    return case, "{tmp}", f"holds {argument} {read}, which this command reads: {NEVER}"
+
+
 OWN_INPUTS = {  # command -> (case, where the output goes, what is said of it)
-    "bws score": [("its input", "{bws}", f"is the same file as FILE {{bws}}: {NEVER}"),
-                  ("its input spelt otherwise", "{tmp}/sub/../f.csv",
-                   f"is the same file as FILE {{bws}}: {NEVER}"),
+    "bws score": [_same("its input", "{bws}", "FILE"),
+                  ("its input spelt otherwise", "{tmp}/sub/../f.csv", f"is the same file as FILE {{bws}}: {NEVER}"),
                   ("a hard link to its input", "{hard-link}", f"is the same file as FILE {{bws}}: {NEVER}")],
-    "bws design": [("its input", "{items}", f"is the same file as ITEMS_FILE {{items}}: {NEVER}")],
-    "ratings plan": [("holding its input", "{tmp}", f"holds FILE {{ratings}}, which this command reads: {NEVER}")],
-    "bws plan": [("holding its input", "{tmp}", f"holds FILE {{bws}}, which this command reads: {NEVER}")],
-    "predict": [("a file of its model", "{run}/metrics.json",
-                 f"lies in --model {{run}}, which this command reads: {NEVER}"),
-                ("a file of its data", "{data}/dataset_dict.json",
-                 f"lies in --dataset {{data}}, which this command reads: {NEVER}")],
-    "ensemble": [("its member", "{run}", f"is the same folder as --member {{run}}: {NEVER}"),
-                 ("in its member", "{run}/ens", f"lies in --member {{run}}, which this command reads: {NEVER}"),
-                 ("holding its members", "{tmp}", f"holds --member {{run}}, which this command reads: {NEVER}")],
-    "fit": [("its model", "{base}", f"is the same folder as --model {{base}}: {NEVER}"),
-            ("a folder of its data", "{data}/train",
-             f"lies in --dataset {{data}}, which this command reads: {NEVER}")],
-    "cv": [("its model", "{base}", f"is the same folder as --model {{base}}: {NEVER}")],
-    "build": [("its mirror", "{mirror}", f"is the same folder as --mirror {{mirror}}: {NEVER}"),
-              ("a folder of its mirror", "{mirror}/str-2021",
-               f"lies in --mirror {{mirror}}, which this command reads: {NEVER}")],
-    "push": [("its model", "{run}", f"is the same folder as --model {{run}}: {NEVER}")],
-    "benchmark": [("its model", "{base}", f"is the same folder as --model {{base}}: {NEVER}"),
-                  ("in its model", "{base}/out", f"lies in --model {{base}}, which this command reads: {NEVER}")],
-    "augment": [("its teacher", "{run}", f"is the same folder as --teacher {{run}}: {NEVER}"),
-                ("in its embedding model", "{base}/nn",
-                 f"lies in --embed-model {{base}}, which this command reads: {NEVER}"),
-                ("a folder of its data", "{data}/train",
-                 f"lies in --dataset {{data}}, which this command reads: {NEVER}")],
-    "pairs": [("its corpus", "{corpus}", f"is the same file as CORPUS {{corpus}}: {NEVER}")],
-    "annotate pull": [("its tuples", "{tuples}", f"is the same file as --tuples {{tuples}}: {NEVER}"),
-                      ("its pairs", "{pairs}", f"is the same file as --pairs {{pairs}}: {NEVER}")],
-    "annotate crowd": [("its results", "{results}", f"is the same file as RESULTS {{results}}: {NEVER}"),
-                       ("its tuples", "{tuples}", f"is the same file as --tuples {{tuples}}: {NEVER}"),
-                       ("its pairs", "{pairs}", f"is the same file as --pairs {{pairs}}: {NEVER}")],
-    "annotate potato": [("holding its tuples", "{tmp}", f"holds TUPLES {{tuples}}, which this command reads: {NEVER}")],
-    "annotate potato-pull": [("a file of its task folder", "{potato}/semrel-task.json",
-                              f"lies in DIR {{potato}}, which this command reads: {NEVER}")],
-    "annotate dataset": [("holding its annotations", "{tmp}",
-                          f"holds ANNOTATIONS {{annotations}}, which this command reads: {NEVER}")],
-    "annotate status": [("holding its tuples", "{tmp}",
-                         f"holds --tuples {{tuples}}, which this command reads: {NEVER}")],
+    "bws design": [_same("its input", "{items}", "ITEMS_FILE")],
+    "ratings plan": [_holds("holding its input", "FILE", "{ratings}")],
+    "bws plan": [_holds("holding its input", "FILE", "{bws}")],
+    "predict": [_lies("a file of its model", "{run}/metrics.json", "--model"),
+                _lies("a file of its data", "{data}/dataset_dict.json", "--dataset")],
+    "ensemble": [_same("its member", "{run}", "--member", "folder"), _lies("in its member", "{run}/ens", "--member"),
+                 _holds("holding its members", "--member", "{run}")],
+    "fit": [_same("its model", "{base}", "--model", "folder"),
+            _lies("a folder of its data", "{data}/train", "--dataset")],
+    "cv": [_same("its model", "{base}", "--model", "folder")],
+    "build": [_same("its mirror", "{mirror}", "--mirror", "folder"),
+              _lies("a folder of its mirror", "{mirror}/str-2021", "--mirror")],
+    "push": [_same("its model", "{run}", "--model", "folder")],
+    "benchmark": [_same("its model", "{base}", "--model", "folder"), _lies("in its model", "{base}/out", "--model")],
+    "augment": [_same("its teacher", "{run}", "--teacher", "folder"),
+                _lies("in its embedding model", "{base}/nn", "--embed-model"),
+                _lies("a folder of its data", "{data}/train", "--dataset")],
+    "pairs": [_same("its corpus", "{corpus}", "CORPUS")],
+    "annotate pull": [_same("its tuples", "{tuples}", "--tuples"), _same("its pairs", "{pairs}", "--pairs")],
+    "annotate crowd": [_same("its results", "{results}", "RESULTS"), _same("its tuples", "{tuples}", "--tuples"),
+                       _same("its pairs", "{pairs}", "--pairs")],
+    "annotate potato": [_holds("holding its tuples", "TUPLES", "{tuples}")],
+    "annotate potato-pull": [_lies("a file of its task folder", "{potato}/semrel-task.json", "DIR")],
+    "annotate dataset": [_holds("holding its annotations", "ANNOTATIONS", "{annotations}")],
+    "annotate status": [_holds("holding its tuples", "--tuples", "{tuples}")],
 }
 CASES = [(f"{command} {case}", command, where, said)
          for command, (_, folder) in COMMANDS.items()

@@ -2,7 +2,8 @@
 its builder, spec and card; a metric folder with its module, card, app and requirements) and put
 among ``semrel.dataset_scripts``' and ``semrel.metrics``' folders (a second entry of the package's
 ``__path__``, as a folder in the checkout would be), they are found by the registry, exported with
-their card, given a report section and listed with the metrics, without an edit anywhere else.
+their card, given a report section, benchmarked (``semrel benchmark``, MTEB tasks) and listed with
+the metrics, without an edit anywhere else.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from semrel.dataset_scripts import registry
 
 DATASET_ID, PACKAGE, METRIC = "plugin-sts", "plugin_sts", "plugin_gap"
 PAIRS = "id,sentence1,sentence2,score\n" + "".join(
-    f"p{i},a cat sat on mat {i},a cat lay on mat {i},{i % 6}.0\n" for i in range(12))
+    f"p{i},a cat sat on mat {i},{'a cat lay on mat' if i % 2 else 'the dog ran off'} {i * 7},{i % 6}.0\n"
+    for i in range(12))
 
 BUILDER = '''\
 """plugin-sts: twelve English sentence pairs scored 0-5 (a test's toy, CC0)."""
@@ -63,11 +65,12 @@ class PluginSts(SemrelBuilder):
             yield row["id"], row
 '''
 SPEC = '''\
-from ..spec import DatasetSpec, Licence
+from ..spec import Benchmarked, DatasetSpec, Licence, MtebFacts
 from .builder import PluginSts
 
 SPEC = DatasetSpec(PluginSts, pretty_name="Plugin STS", licence=Licence("cc0-1.0"), languages=("en",),
-                   card_body=f"{__package__}.card:card_body", report_section=f"{__package__}.card:report_section")
+                   card_body=f"{__package__}.card:card_body", report_section=f"{__package__}.card:report_section",
+                   benchmark=Benchmarked((("default", "train"),), MtebFacts(("Written",), "created")))
 '''
 CARD = '''\
 def card_body(built, image_dir):
@@ -206,6 +209,48 @@ def test_the_trainers_read_the_spec(plugins, tmp_path):
     assert (data.score_range, data.citation, data.language, data.hub_id) == \
         (spec.score_range, spec.citation, spec.languages, spec.hub_id) == \
         ((0.0, 5.0), "@misc{plugin-sts, title = {plugin-sts}}", ("en",), None)
+
+
+@pytest.fixture(scope="module")
+def encoder(tmp_path_factory) -> Path:
+    """A tiny random transformers encoder that reads the toy pairs character by character."""
+    from trainer_fixtures import tiny_encoder
+
+    return tiny_encoder(tmp_path_factory.mktemp("model") / "encoder", texts=[PAIRS])
+
+
+TOY_SET = f"{DATASET_ID}/default/train"
+
+
+@pytest.mark.parametrize("only", [None, [DATASET_ID], [f"{DATASET_ID}/default"], [TOY_SET]])
+def test_the_toy_dataset_declares_its_benchmark_set(plugins, only):
+    from semrel.dataset_scripts.benchmark_sets import benchmarked_datasets, select_sets
+
+    assert benchmarked_datasets()[-1] == DATASET_ID
+    assert select_sets(only)[-1].name == TOY_SET and (only is None or len(select_sets(only)) == 1)
+
+
+def test_semrel_benchmark_scores_the_toy_dataset(plugins, encoder, tmp_path):
+    import json
+
+    from semrel.cli import main
+
+    assert main(["benchmark", "--model", str(encoder), "--only", TOY_SET, "--mirror", str(plugins["mirror"]),
+                 "--cache-dir", str(tmp_path / "cache"), "--resamples", "100", "--output", str(tmp_path / "out")]) == 0
+    result = json.loads((tmp_path / "out" / "benchmark.json").read_text(encoding="utf-8"))
+    assert [(s["name"], s["n"], s["status"]) for s in result["sets"]] == [(TOY_SET, 12, "loaded")]
+    assert [(c["set"], c["status"]) for c in result["cells"]] == [(TOY_SET, "scored")]
+
+
+def test_the_toy_dataset_is_an_mteb_task(plugins, tmp_path):
+    pytest.importorskip("mteb", reason="the mteb extra is not installed (pip install -e '.[mteb]')")
+    from semrel.trainers.benchmark.mteb_tasks import mteb_tasks
+
+    said = []
+    tasks = mteb_tasks(only=[DATASET_ID], mirror=plugins["mirror"], cache_dir=tmp_path / "cache", log=said.append)
+    meta = [(t.metadata.name, t.metadata.eval_langs, t.metadata.license, t.metadata.domains, len(t.semrel_rows))
+            for t in tasks]
+    assert said == [] and meta == [("SemrelPluginStsDefaultTrain", ["eng-Latn"], "cc0-1.0", ["Written"], 12)]
 
 
 def test_the_toy_metric_loads_through_evaluate(plugins, tmp_path, monkeypatch):

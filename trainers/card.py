@@ -28,6 +28,7 @@ from huggingface_hub import ModelCard, ModelCardData
 
 from semrel.dataset_scripts.pretrained import PACKAGED_MODELS
 
+from .kinds import get
 from .run_folder import CARD, CONFIG, HEAD, write_text
 from .selection import card_section
 
@@ -50,10 +51,6 @@ CONDITIONAL_ENCODERS_CITATION = """\
   year = {2023},
   url = {https://arxiv.org/abs/2305.15093}
 }"""  # the conditional cross/bi/tri-encoders and the quadruplet loss (§4.1)
-
-KIND_WORDS = {"semrel": "a run of semrel", "bi-encoder": "a sentence-transformers bi-encoder",
-              "cross-encoder": "a sentence-transformers CrossEncoder",
-              "transformer": "a transformers encoder"}  # trainers.model_ref.KINDS a run starts from
 
 SEMREL_INSTALL = ("# the semrel source is not on a package index: in a checkout of it\n"
                   "pip install '.[train]'")
@@ -148,7 +145,7 @@ def _started_from(result) -> str:
     start = getattr(result, "start_model", None) or {}
     if not start:
         return ""
-    what = KIND_WORDS.get(start["kind"], start["kind"])
+    what = get(start["kind"]).start_words or start["kind"]  # the kind's words for what a run starts from
     if start.get("hub_id"):
         return f"\nStarted from `{start['hub_id']}` at revision `{start['revision']}` ({what})."
     if start["spec"] in PACKAGED_MODELS:

@@ -15,9 +15,11 @@ Multi-GPU / multi-process: ``torchrun --nproc_per_node N -m semrel fit ...`` (sa
 ``--batch-size`` is per process). The training flags are the options of
 :data:`~trainers.options.OPTIONS`, each setting one field of
 :class:`~trainers.arguments.PairTrainingArguments`. Each command has its own handler
-(``run_fit``, ``run_cv``, ...). A mistake (unknown dataset, config or model, a missing folder, an
-output folder holding another run, a value outside its rule) is answered in one line on stderr
-with exit status 2, worded in the command's flags (:mod:`~trainers.cli_flags`): the library's
+(``run_fit``, ``run_cv``, ...; benchmark's in :mod:`~trainers.cli_benchmark`, augment's in
+:mod:`~trainers.cli_augment`; what fit and cv print in :mod:`~trainers.cli_results`). A mistake
+(unknown dataset, config or model, a missing folder, an output folder holding another run, a
+value outside its rule) is answered in one line on stderr with exit status 2, worded in the
+command's flags (:mod:`~trainers.cli_flags`): the library's
 :class:`~semrel.metrics.errors.ParameterError` names the parameter, and each flag is declared
 with the parameters it sets. This module imports torch only once a command runs.
 """
@@ -25,8 +27,6 @@ with the parameters it sets. This module imports torch only once a command runs.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 
 from semrel.command_line import UsageError, integer, number
@@ -34,6 +34,8 @@ from semrel.dataset_scripts.schema import check_score_range
 from semrel.metrics.errors import ParameterError
 from semrel.metrics.output_files import check_output
 
+from .cli_augment import run_augment
+from .cli_benchmark import run_benchmark
 from .cli_flags import (
     add_augment_flags,
     add_benchmark_flags,
@@ -41,11 +43,14 @@ from .cli_flags import (
     add_model_kind_flag,
     add_selection_flags,
     add_training_flags,
+    check_caches,
     command,
-    data_dirs,
+    data_read,
     flag,
+    load_kwargs,
     training_arguments,
 )
+from .cli_results import ci, print_ensemble, print_scores, print_selection
 from .options import CV_FAMILIES, ENSEMBLE_METHODS, STACK_FEATURES
 
 
@@ -109,14 +114,6 @@ def register(commands) -> None:
                               "add nearest-neighbour train pairs labelled by a teacher model"))
 
 
-def _load_kwargs(args) -> dict:
-    kwargs = {"score_range": args.score_range, "mirror": args.mirror, "data_dir": args.data_dir,
-              "cache_dir": args.cache_dir}
-    if args.password is not None:
-        kwargs["password"] = args.password
-    return kwargs
-
-
 def _training_values(args) -> dict:
     """fit's and cv's checks that need no torch: ``--score-range``, then every training flag
     (:func:`~trainers.cli_flags.training_arguments`)."""
@@ -168,31 +165,10 @@ def _check_training_folders(args, values: dict):
     if getattr(args, "resume", None) not in (None, "last"):
         folders.check_checkpoint_folder(args.resume, "resume_from_checkpoint")
     check_output(args.output, "output_dir", {"name_or_path": [str(ref.path) if ref else None]},
-                 folder=True, data={**_data(args), "eval_dataset": [args.eval_dataset]})
+                 folder=True, data={**data_read(args), "eval_dataset": [args.eval_dataset]})
     folders.check_output_folder(args.output, "output_dir")
-    _check_cache(args)
+    check_caches(args)
     return ref
-
-
-def _data(args) -> dict:
-    """The data a command reads, by parameter (registry names and missing paths are skipped by
-    :func:`~semrel.metrics.output_files.check_output`)."""
-    return {"dataset": [args.dataset], "data_dir": [args.data_dir],
-            "mirror": (args.mirror or "").split(os.pathsep)}
-
-
-def _check_cache(args):
-    """``--cache-dir`` and, where the command keeps one, the score cache (``--score-cache``, else
-    the default; none with ``--no-score-cache``) as folders to write into; the score cache's."""
-    if args.cache_dir is not None:
-        from .run_folder import check_output_folder
-
-        check_output_folder(args.cache_dir, "cache_dir")
-    if getattr(args, "no_score_cache", True):
-        return None
-    from .scoring.cache import checked_folder
-
-    return checked_folder(args.score_cache, "score_cache")
 
 
 def _member_model(spec: str, model: str, args, values: dict):
@@ -228,54 +204,6 @@ def _predict_range(args, load_kwargs: dict, model_path: Path):
         return load_pairs(args.dataset, args.config, **{**load_kwargs, "score_range": recorded[0]})
 
 
-def _ci(interval) -> str:
-    return f" [{interval[0]:.4f}, {interval[1]:.4f}]" if interval else ""
-
-
-def _print_scores(name: str, result) -> None:
-    if result.spearman is None:
-        print(f"{name}: trained on {result.train_pairs} pairs, not evaluated (no validation or "
-              f"test split; {result.pairs_per_second:.1f} pairs/s, {result.train_seconds:.0f} s)")
-        return
-    print(f"{name}: Spearman {result.spearman:.4f}{_ci(getattr(result, 'spearman_ci', None))}  "
-          f"Pearson {result.pearson:.4f}  "
-          f"MSE {result.mse:.4f}  ({result.pairs_per_second:.1f} pairs/s, "
-          f"{result.train_seconds:.0f} s)")
-    for source, rho in result.per_source.items():
-        print(f"    {source:<12} {rho:.4f}")
-    for language, rho in getattr(result, "per_language", {}).items():
-        print(f"    {language:<12} {rho:.4f}")
-
-
-def _print_selection(name: str, result) -> None:
-    """The dev curve of a run that chose its checkpoint on dev, the one it kept, the pairs omitted."""
-    from .selection import selection_line
-
-    if result.selection:
-        print(selection_line(name, result.selection))
-
-
-def _print_ensemble(ensemble) -> None:
-    names = list(next(iter(ensemble.folds.values())))
-    print("Spearman per fold: members, then their rank average and out-of-fold stack")
-    print(f"{'fold':<12}" + "".join(f"{n[:22]:>24}" for n in names))
-    for fold, scores in ensemble.folds.items():
-        print(f"{fold:<12}" + "".join(f"{scores[n]:>24.4f}" for n in names))
-    mean = ensemble.mean()
-    print(f"{'mean':<12}" + "".join(f"{mean[n]:>24.4f}" for n in names))
-    if ensemble.comparisons:
-        print("ensemble - member on the pooled out-of-fold predictions: Spearman difference [95% CI] "
-              "(paired bootstrap p; Williams' p for Pearson)")
-    for method, members in ensemble.comparisons.items():
-        for member, c in members.items():
-            if "error" in c:
-                print(f"    {method} - {member}: not tested ({c['error']})")
-                continue
-            low, high = c["spearman_difference_ci"]
-            print(f"    {method} - {member}: {c['spearman_difference']:+.4f} [{low:+.4f}, {high:+.4f}] "
-                  f"(p {c['spearman_p_value']:.4f}; Williams p {c['williams_p_value']:.4f}; n {c['n']})")
-
-
 def run_fit(args: argparse.Namespace) -> int:
     """``semrel fit``: checks, then train on one config, evaluate, save model + card."""
     values = _training_values(args)
@@ -287,12 +215,12 @@ def run_fit(args: argparse.Namespace) -> int:
     from .run_folder import CARD, METRICS
 
     training = PairTrainingArguments(**values)
-    result = fit(load_pairs(args.dataset, args.config, **_load_kwargs(args)), model, training,
+    result = fit(load_pairs(args.dataset, args.config, **load_kwargs(args)), model, training,
                  resume_from_checkpoint=args.resume, overwrite=args.overwrite,
                  eval_data=_dev(args))
     split = f" ({result.eval_split})" if result.eval_split else ""
-    _print_scores(f"{args.dataset}/{args.config}{split}", result)
-    _print_selection(f"{args.dataset}/{args.config}", result)
+    print_scores(f"{args.dataset}/{args.config}{split}", result)
+    print_selection(f"{args.dataset}/{args.config}", result)
     print(f"model, {CARD} and {METRICS} in {args.output}")
     return 0
 
@@ -311,12 +239,12 @@ def run_cv(args: argparse.Namespace) -> int:
 
     results = cross_validate(args.dataset, args.family, model,
                              PairTrainingArguments(**values), overwrite=args.overwrite,
-                             eval_data=_dev(args), **_load_kwargs(args))
+                             eval_data=_dev(args), **load_kwargs(args))
     for config, result in results.items():
-        _print_scores(config, result)
-        _print_selection(config, result)
+        print_scores(config, result)
+        print_selection(config, result)
     overall, per_source = mean_scores(results)
-    print(f"mean Spearman over {len(results)} folds: {overall:.4f}{_ci(mean_interval(results))}"
+    print(f"mean Spearman over {len(results)} folds: {overall:.4f}{ci(mean_interval(results))}"
           + (" (95% CI, corrected resampled t over folds)" if len(results) > 1 else ""))
     for source, rho in per_source.items():
         print(f"    {source:<12} {rho:.4f}")
@@ -340,8 +268,8 @@ def _run_cv_members(args: argparse.Namespace) -> int:
                              "training flags")
     _, ensemble = cross_validate_members(args.dataset, args.family, members,
                                          overwrite=args.overwrite, eval_data=_dev(args),
-                                         **_load_kwargs(args))
-    _print_ensemble(ensemble)
+                                         **load_kwargs(args))
+    print_ensemble(ensemble)
     return 0
 
 
@@ -354,12 +282,12 @@ def run_predict(args: argparse.Namespace) -> int:
 
     ref = _model_ref(args.model, args, "model_path")
     check_model_folder(ref, "model_path")
-    check_output(args.output, "path", {"model_path": [str(ref.path)]}, data=_data(args))
+    check_output(args.output, "path", {"model_path": [str(ref.path)]}, data=data_read(args))
     folders.check_output_file(args.output, "path")
-    _check_cache(args)
+    check_caches(args)
     from .prediction import predict, write_submission
 
-    data = _predict_range(args, _load_kwargs(args), ref.path)
+    data = _predict_range(args, load_kwargs(args), ref.path)
     rows = data.splits[args.split] if args.split in data.splits else None
     ids = list(rows["pair_id"]) if rows is not None and "pair_id" in rows.column_names else None
     path = write_submission(predict(str(ref.path), data, args.split, kind=ref.kind), args.output, ids=ids)
@@ -397,123 +325,4 @@ def run_models(args: argparse.Namespace) -> int:
         except (ImportError, FileNotFoundError, ValueError) as exc:
             where = f"not available: {exc}"
         print(f"{name:<7} {model.hub_id} ({model.license}): {where}")
-    return 0
-
-
-def run_benchmark(args: argparse.Namespace) -> int:
-    """``semrel benchmark``: every ``--model`` on every labelled set; the table on stdout,
-    ``--output`` files, ``--card`` section."""
-    from semrel.command_line import check_mirror
-    from semrel.dataset_scripts.benchmark_sets import select_sets
-
-    from .scoring.limits import check_scored_model
-
-    check_mirror(args.mirror)
-    score_cache = _check_cache(args)
-    refs = [_model_ref(m, args, "model") for m in args.model]
-    seen: dict = {}
-    for ref in refs:
-        check_scored_model(ref, args.max_length)
-        where = ref.path.resolve()
-        if where in seen:
-            raise ParameterError("model", ref.spec, f"is {seen[where]} again: give each model once")
-        seen[where] = ref.spec
-    card = _card_model(args.card, refs) if args.card is not None else None
-    if args.output is not None:
-        try:
-            import matplotlib  # noqa: F401  (the picture; fail before scoring, not after)
-        except ImportError:
-            raise UsageError("--output draws benchmark.png with matplotlib: pip install "
-                             "'matplotlib>=3.8' (the report extra)") from None
-        check_output(args.output, "output", {"model": [str(r.path) for r in refs]}, folder=True)
-        from .run_folder import check_output_folder
-
-        check_output_folder(args.output, "output")
-    sets = select_sets(args.only, mirror=args.mirror, cache_dir=args.cache_dir,
-                       data_dirs=data_dirs(args.data_dir), password=args.password)
-    from .benchmark import load_sets
-    from .benchmark import run_benchmark as score
-    from .benchmark.cells import unscored
-    from .benchmark.report import CARD_HEADING, card_section, table, write_outputs
-    from .card import write_section
-    from .scoring import load_scorer
-
-    loaded = load_sets(sets, mirror=args.mirror)
-    progress = sys.stderr.isatty() if args.progress is None else args.progress
-    scorers = [load_scorer(ref, max_length=args.max_length, batch_size=args.batch_size,
-                           cache_dir=score_cache, progress=progress) for ref in refs]
-    try:
-        result = score(scorers, loaded, n_resamples=args.resamples)
-    except KeyboardInterrupt:
-        print("semrel benchmark: interrupted; the score cache keeps every batch it finished (a "
-              "second run encodes the rest only)", file=sys.stderr)
-        return 130
-    finally:
-        for scorer in scorers:
-            scorer.close()
-    print(table(result))
-    if (why := unscored(result.cells)) is not None:  # nothing written: earlier outputs stay as they were
-        print(f"{args.prog}: error: {why}", file=sys.stderr)
-        return 1
-    if args.output is not None:
-        for path in write_outputs(result, args.output):
-            print(f"-> {path}")
-    if card is not None:
-        print(f"-> {write_section(card.path, CARD_HEADING, card_section(result, card.spec))}")
-    return 0
-
-
-def _card_model(run: str, refs):
-    """The ``--model`` whose card ``--card RUN`` names: a semrel run or ensemble among them."""
-    where = Path(run).expanduser().resolve()
-    for ref in refs:
-        if ref.path.resolve() == where:
-            if ref.kind not in ("semrel", "ensemble"):
-                raise ParameterError("card", run, f"is a {ref.kind} model, not a run or ensemble "
-                                     "saved by semrel (whose card semrel writes)")
-            from .run_folder import CARD, check_output_file
-
-            if not (where / CARD).is_file():
-                raise ParameterError("card", run, f"holds no {CARD}: no model card to write into")
-            check_output_file(where / CARD, "card")
-            return ref
-    raise ParameterError("card", run, "must be one of the {model} folders: its results are "
-                         "what the card gets")
-
-
-def run_augment(args: argparse.Namespace) -> int:
-    """``semrel augment``: the dataset with nearest-neighbour train pairs labelled by
-    ``--teacher``, as a dataset folder (:mod:`~trainers.neighbour_pairs`)."""
-    if args.score_range is not None:
-        check_score_range(args.score_range)
-    from .model_ref import resolve_model_ref
-    from .neighbour_pairs import augment, check_augmented_output
-    from .run_folder import check_output_folder
-
-    refs = {p: resolve_model_ref(getattr(args, p), parameter=p) for p in ("embed_model", "teacher")}
-    output = check_output(args.output, "output", {p: [str(r.path)] for p, r in refs.items()},
-                          folder=True, data=_data(args))
-    check_augmented_output(output)
-    check_output_folder(output, "output")
-    score_cache = _check_cache(args)
-    import datasets
-
-    from semrel.dataset_scripts.pairs import load_pairs
-
-    datasets.disable_progress_bars()  # the summary lines say what was written
-    data = load_pairs(args.dataset, args.config, **_load_kwargs(args))
-    augmented = augment(data, neighbours=args.neighbours, teacher=refs["teacher"],
-                        embed_model=refs["embed_model"], clip_labels=args.clip_labels,
-                        batch_size=args.batch_size, cache_dir=score_cache,
-                        progress=sys.stderr.isatty())
-    counts, record = augmented.record["counts"], augmented.record
-    print(f"{counts['new_pairs']} new pairs from {counts['sentences']} train sentences (K = "
-          f"{args.neighbours}; {counts['existing_passed']} pairs already in train passed over, "
-          f"{counts['duplicates']} found from both ends, {counts['held_out_sentences']} sentences "
-          f"of other splits left out), labelled by {args.teacher}"
-          + (f" ({record['clipped']} clipped)" if record["clipped"] else ""))
-    path = augmented.save(output)
-    print(f"train {counts['original_pairs']} + {counts['new_pairs']} pairs, "
-          + ", ".join(f"{s} {n}" for s, n in record["splits"].items() if s != "train")
-          + f" -> {path}")
     return 0

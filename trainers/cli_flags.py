@@ -13,21 +13,17 @@ from __future__ import annotations
 
 import argparse
 import functools
-from pathlib import Path
+import os
 
 from semrel.command_line import UsageError, add_command, at_least, integer, number
 from semrel.metrics.errors import ParameterError
 
-from .options import MODEL_KINDS, OPTIONS, check_arguments
+from .benchmark.options import MAX_RESAMPLES, MIN_RESAMPLES, RESAMPLES_COST
+from .kinds import names as model_kinds
+from .options import OPTIONS, check_arguments
 from .selection import DEV_SPLITS, METRICS, selection_arguments
 
 ARG_TYPES = {int: integer, float: number}  # ASCII decimal notation, as every semrel command
-# --resamples: 1,000 resamples of 1,000 pairs cost ~0.05 s CPU in a cell's interval, ~0.08 s in a
-# comparison (benchmarks/RESULTS.md, "Correlation intervals: speed"); every set for three models took
-# ~3 min per 1,000 resamples, so the bound is ~5 hours there; memory grows by 8 bytes a resample
-MAX_RESAMPLES = 100_000
-RESAMPLES_COST = (" (about 0.1 s per 1,000 resamples and 1,000 pairs in each cell and comparison; 3 min "
-                  "per 1,000 for every set and three models)")
 # Python parameters a training flag sets beside its option's argument (build_model's `kind`; the
 # workers kept across epochs, see training_arguments)
 ALSO_SET = {"encoder": ("kind",), "num_workers": ("dataloader_persistent_workers",)}
@@ -85,6 +81,32 @@ def answered(handler):
     return run
 
 
+def load_kwargs(args) -> dict:
+    """The data flags as :func:`~semrel.dataset_scripts.pairs.load_pairs` keyword arguments."""
+    kwargs = {"score_range": args.score_range, "mirror": args.mirror, "data_dir": args.data_dir,
+              "cache_dir": args.cache_dir}
+    if args.password is not None:
+        kwargs["password"] = args.password
+    return kwargs
+
+
+def data_read(args) -> dict:
+    """The data a command reads, by parameter (registry names and missing paths are skipped by
+    :func:`~semrel.metrics.output_files.check_output`)."""
+    return {"dataset": [args.dataset], "data_dir": [args.data_dir],
+            "mirror": (args.mirror or "").split(os.pathsep)}
+
+
+def check_caches(args):
+    """``--cache-dir`` and, where the command keeps one, the score cache (``--score-cache``, else
+    the default; none with ``--no-score-cache``) as folders to write into
+    (:func:`~trainers.scoring.cache.checked_caches`); the score cache's folder, or None."""
+    from .scoring.cache import checked_caches
+
+    no_cache = getattr(args, "no_score_cache", True)
+    return checked_caches(args.cache_dir, False if no_cache else args.score_cache or True)
+
+
 def add_data_flags(parser: argparse.ArgumentParser) -> None:
     flag(parser, "--dataset", required=True,
          help="registry id (str-2021, c-sts, ...), a DatasetDict.save_to_disk folder, an "
@@ -107,7 +129,7 @@ MODEL_HELP = ("a packaged name (minilm, mpnet, e5-small; see `semrel models`), a
 
 def add_model_kind_flag(parser: argparse.ArgumentParser) -> None:
     """``--model-kind``: what ``--model`` (``--member``) is, where its files leave it open."""
-    flag(parser, "--model-kind", "model_kind", choices=MODEL_KINDS,
+    flag(parser, "--model-kind", "model_kind", choices=model_kinds(),
          help="the kind of model --model is, where its files leave it open (default: read from "
               "its files)")
 
@@ -176,16 +198,14 @@ def selection_values(args: argparse.Namespace) -> dict:
 
 def add_benchmark_flags(p: argparse.ArgumentParser) -> None:
     """The flags of ``semrel benchmark``."""
-    from semrel.dataset_scripts.benchmark_sets import BENCHMARK_DATASETS
-
-    flag(p, "--model", "model", action="append", required=True, metavar="MODEL",
+    flag(p, "--model", "model", "models", action="append", required=True, metavar="MODEL",
          help="a model (repeat): a packaged name (minilm, mpnet, e5-small), a semrel run or "
               "ensemble, a sentence-transformers bi-encoder or CrossEncoder, a transformers "
               "encoder folder, or a Hub model id namespace/name[@revision]")
     add_model_kind_flag(p)
     flag(p, "--only", "only", action="append", metavar="SET",
-         help=f"score only these (repeat): a dataset ({', '.join(BENCHMARK_DATASETS)}) or the "
-              "start of a set name (semrel-2024/eng, crowd-sts/pairs/test), or a dataset folder "
+         help="score only these (repeat): a dataset id (every dataset whose spec declares benchmark sets), "
+              "the start of a set name (semrel-2024/eng, crowd-sts/pairs/test), or a dataset folder "
               "(semrel annotate dataset)")
     flag(p, "--output", "output", help="folder for benchmark.json, benchmark.md, benchmark.png")
     flag(p, "--card", "card", metavar="RUN",
@@ -200,21 +220,20 @@ def add_benchmark_flags(p: argparse.ArgumentParser) -> None:
     flag(p, "--max-length", "max_length", type=at_least(1),
          help="tokens per text (default: each model's own); longer ones are cut and counted; one below "
               "a model's special tokens + 1 token of each text, or above its position embeddings, is refused")
-    flag(p, "--resamples", "n_resamples", type=at_least(100, MAX_RESAMPLES, RESAMPLES_COST), default=1000,
+    flag(p, "--resamples", "n_resamples", type=at_least(MIN_RESAMPLES, MAX_RESAMPLES, RESAMPLES_COST), default=1000,
          help=f"bootstrap resamples of each interval and comparison, at most {MAX_RESAMPLES}{RESAMPLES_COST}")
     flag(p, "--progress", action=argparse.BooleanOptionalAction,
          help="a progress bar per model (default: when stderr is a terminal)")
 
 
 def data_dirs(values) -> dict[str, str]:
-    """``--data-dir DATASET=DIR`` (repeated) as {dataset: DIR}."""
+    """``--data-dir DATASET=DIR`` (repeated) as {dataset: DIR} (each folder checked by
+    :func:`~trainers.benchmark.options.check_data_dirs`)."""
     out = {}
     for value in values or ():
         name, sep, folder = value.partition("=")
         if not sep or not name or not folder:
             raise ParameterError("data_dirs", value, "must be DATASET=DIR (e.g. c-sts=~/csts)")
-        if not Path(folder).expanduser().is_dir():
-            raise ParameterError("data_dirs", value, f"{folder} is not a folder")
         out[name] = folder
     return out
 

@@ -1,4 +1,6 @@
-"""Training objectives as ``nn.Module`` losses, chosen by name from :data:`LOSSES`.
+"""Training objectives as ``nn.Module`` losses: :class:`~trainers.trainer.PairTrainer` is given
+one (``PairTrainer(model, args, loss=PairCoSENTLoss())``) and delegates to it; :data:`LOSSES`
+names them for ``--objective`` and ``PairTrainingArguments.objective`` (:func:`build_loss`).
 
 Every loss takes one batch's ``scores`` (batch,) on the [0, 1] label scale, its ``labels``
 (batch,) and, when it declares ``needs_embeddings``, the two pair vectors (batch, dim). A loss
@@ -7,7 +9,9 @@ that declares ``grouped`` is given batches of whole (high, low) condition groups
 
 ``mse``, ``quad`` and ``quad+mse`` are the objectives of Deshpande et al. 2023 ("C-STS:
 Conditional Semantic Textual Similarity", §4.1); ``cosent`` (Su 2022) is a ranking objective on
-the same scores, offered beside them. Adding a loss: one class here, registered in ``LOSSES``.
+the same scores, offered beside them. Adding a loss: a :class:`PairLoss` subclass here, its
+``name`` in ``LOSSES`` (for the CLI) and its test; a loss given straight to ``PairTrainer`` needs
+no name in the table.
 """
 
 from __future__ import annotations

@@ -29,12 +29,9 @@ import numpy as np
 from semrel.dataset_scripts.pretrained import PACKAGED_MODELS
 from semrel.metrics.errors import ParameterError
 
+from .kinds import get
 from .model_ref import ModelRef, resolve_model_ref
 from .run_folder import RunPredictions
-
-KIND_WORDS = {"bi-encoder": "sentence-transformers bi-encoder", "cross-encoder": "CrossEncoder",
-              "transformer": "transformers encoder (mean-pooled cosine)",
-              "semrel": "semrel model saved without its run record"}
 
 
 def member_model(ref: ModelRef) -> dict:
@@ -66,8 +63,8 @@ def resolve_member(entry: str, model: dict, folder: Path, parameter: str = "mode
 
 
 def origin(model: dict) -> str:
-    """The member's kind and where it comes from, for the ensemble's card."""
-    kind = KIND_WORDS[model["kind"]]
+    """The member's kind (in its kind's words) and where it comes from, for the ensemble's card."""
+    kind = get(model["kind"]).member_words
     if model["source"] == "packaged":
         return f"{kind}: packaged model `{model['spec']}`, by reference (resolved on loading)"
     if model["source"] == "hub":

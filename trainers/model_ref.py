@@ -4,19 +4,12 @@
 ``mpnet``, ``e5-small``), a local folder, or a Hub model id ``namespace/name[@revision]``
 (fetched into the Hugging Face cache by :func:`~trainers.hub_models.fetch_model`; a local folder
 of the same name wins, and ``namespace/name`` whose ``namespace`` is a local folder is a local
-path: where it is missing, that is said and the Hub is not asked). The kind is read from the
-folder's files (:func:`detect_kind`), ``kind=`` (``--model-kind``) overrides it, and a folder
-that is not of that kind is refused before loading
-(:func:`~trainers.run_folder.checks.check_model_kind`):
-
-* ``semrel`` -- a run saved by ``semrel fit`` (``semrel_encoder.json``);
-* ``ensemble`` -- a folder written by ``semrel ensemble`` (``semrel_ensemble.json``);
-* ``bi-encoder`` -- a sentence-transformers model (``modules.json``);
-* ``cross-encoder`` -- a sentence-transformers ``CrossEncoder`` (``modules.json`` with
-  ``model_type: CrossEncoder`` in ``config_sentence_transformers.json``, or a
-  sequence-classification transformer alone);
-* ``transformer`` -- a plain transformers encoder (``config.json`` alone): a starting point for
-  fit, scored zero-shot with mean pooling.
+path: where it is missing, that is said and the Hub is not asked). A packaged name is not a kind:
+it names a folder, whose kind is detected like any other. The kind is read from the folder's
+files by the kinds themselves (:func:`~trainers.kinds.detect`: ``semrel``, ``ensemble``,
+``bi-encoder``, ``cross-encoder``, ``transformer``, each a module of :mod:`~trainers.kinds`),
+``kind=`` (``--model-kind``) overrides it, and a folder that is not of that kind is refused
+before loading (:func:`~trainers.kinds.check_model_kind`).
 """
 
 from __future__ import annotations
@@ -29,33 +22,27 @@ from semrel.dataset_scripts.pretrained import PACKAGED_MODELS, packaged_model_pa
 from semrel.dataset_scripts.sources import sha256_of
 from semrel.metrics.errors import MissingPathError, ParameterError
 
-from .options import MODEL_KINDS
-from .run_folder.files import (
-    CARD,
-    CHECKPOINTS,
-    CONFIG,
-    ENCODER_CONFIG,
-    ENSEMBLE,
-    ST_CONFIG,
-    ST_MODULES,
-    read_json_object,
-)
-
-KINDS = MODEL_KINDS
-ST_KINDS = {"SentenceTransformer": "bi-encoder", "CrossEncoder": "cross-encoder"}  # ST model_type
+from . import kinds
+from .run_folder.files import CARD, CHECKPOINTS
 
 
 @dataclass(frozen=True)
 class ModelRef:
-    """A resolved model argument: ``spec`` as given, the local ``path``, its ``kind`` (one of
-    :data:`KINDS`), the Hub ``revision`` (commit sha) it was fetched at and its ``hub_id``
-    (both None for local folders and packaged names)."""
+    """A resolved model argument: ``spec`` as given, the local ``path``, its ``kind`` (a name of
+    :mod:`~trainers.kinds`; :attr:`model_kind` is the kind itself), the Hub ``revision``
+    (commit sha) it was fetched at and its ``hub_id`` (both None for local folders and packaged
+    names)."""
 
     spec: str
     path: Path
     kind: str
     revision: str | None = None
     hub_id: str | None = None
+
+    @property
+    def model_kind(self):
+        """The :class:`~trainers.kinds.base.ModelKind` called :attr:`kind`."""
+        return kinds.get(self.kind)
 
     @property
     def fingerprint(self) -> str:
@@ -70,37 +57,10 @@ class ModelRef:
                 "revision": self.revision}
 
 
-def _sentence_transformers_kind(folder: Path, parameter: str, value) -> str:
-    """bi-encoder or cross-encoder, as ``config_sentence_transformers.json`` says (a
-    SentenceTransformer when it says nothing, as sentence-transformers before v4 wrote it)."""
-    if not (folder / ST_CONFIG).is_file():
-        return "bi-encoder"
-    model_type = read_json_object(folder / ST_CONFIG, parameter, value).get("model_type",
-                                                                           "SentenceTransformer")
-    if model_type not in ST_KINDS:
-        raise ParameterError(parameter, value, f"a sentence-transformers {model_type} ({ST_CONFIG}"
-                             f"): semrel takes a SentenceTransformer or a CrossEncoder")
-    return ST_KINDS[model_type]
-
-
 def detect_kind(folder: Path, parameter: str = "model", value=None) -> str:
-    """The kind of model in ``folder`` read from its files; a ParameterError when none fits."""
-    value = value or str(folder)
-    if (folder / ENCODER_CONFIG).is_file():
-        return "semrel"
-    if (folder / ENSEMBLE).is_file():
-        return "ensemble"
-    if (folder / ST_MODULES).is_file():
-        return _sentence_transformers_kind(folder, parameter, value)
-    if (folder / CONFIG).is_file():
-        architectures = read_json_object(folder / CONFIG, parameter, value).get("architectures")
-        if any(str(a).endswith("ForSequenceClassification") for a in architectures or []):
-            return "cross-encoder"
-        return "transformer"
-    if not any(folder.iterdir()):
-        raise ParameterError(parameter, value, "is an empty folder, not a model folder")
-    raise ParameterError(parameter, value, "a folder of unknown kind: none of "
-                         f"{ENCODER_CONFIG}, {ENSEMBLE}, {ST_MODULES} or {CONFIG} is in it")
+    """The kind of model in ``folder`` read from its files (:func:`~trainers.kinds.detect`); a
+    ParameterError when none fits."""
+    return kinds.detect(folder, parameter, value)
 
 
 def _missing_local(path: Path) -> str:
@@ -120,8 +80,8 @@ def resolve_model_ref(spec: str, *, kind: str | None = None, parameter: str = "m
     (:func:`~trainers.hub_models.fetch_model`; a local folder of that name wins, and where its
     namespace is a local folder it is a local path that is missing). ``kind`` overrides the
     detected kind. Errors name ``parameter`` and what was tried."""
-    if kind is not None and kind not in KINDS:
-        raise ParameterError("model_kind", kind, f"not one of {', '.join(KINDS)}")
+    if kind is not None:
+        kinds.get(kind)  # a name no kind has: a ParameterError on model_kind
     spec = str(spec)
     if spec in PACKAGED_MODELS:
         path = packaged_model_path(spec)

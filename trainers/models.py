@@ -30,7 +30,6 @@ kind was saved. The classes are :class:`CrossPairEncoder`, :class:`BiPairEncoder
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -46,11 +45,11 @@ from transformers import (
     PreTrainedModel,
     PreTrainedTokenizerBase,
 )
-from transformers.utils import ModelOutput
 
 from semrel.metrics.errors import ParameterError
 
 from .card import write_model_card
+from .encoder_outputs import SimilarityOutput, pool
 from .options import ENCODER_KINDS, POOLINGS, TRI_COMBINES
 from .run_folder import HEAD, check_encoder_folder, read_encoder_config, write_encoder_config
 from .token_limits import default_prompt, honoured_max_length
@@ -64,21 +63,9 @@ def sequence_lengths(input_ids: list[list[list[int]]]) -> np.ndarray:
     return np.array([max(len(s) for s in pair) for pair in input_ids], dtype=np.int64)
 
 
-@dataclass
-class SimilarityOutput(ModelOutput):
-    """``scores`` (batch,); with ``return_embeddings`` also the two pair vectors (batch, dim)."""
-
-    scores: torch.Tensor | None = None
-    embeddings1: torch.Tensor | None = None
-    embeddings2: torch.Tensor | None = None
-
-
-def pool(hidden: torch.Tensor, attention_mask: torch.Tensor, mode: str) -> torch.Tensor:
-    """``cls``: the first token's vector; ``mean``: the mask-weighted mean of the token vectors."""
-    if mode == "cls":
-        return hidden[:, 0]
-    mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-    return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+# encoder kind -> its class: each subclass below with a kind of its own, as it is defined (a class
+# is the whole registration; options.ENCODER_KINDS names the kinds for the CLI, without torch)
+MODEL_CLASSES: dict[str, type[PairEncoder]] = {}
 
 
 class PairEncoder(nn.Module):
@@ -93,6 +80,11 @@ class PairEncoder(nn.Module):
     has_embeddings: ClassVar[bool] = True  # one vector per sentence (needed by quadruplet losses)
     fit_options: ClassVar[tuple[str, ...]] = ("pooling", "max_length")  # PairTrainingArguments it takes
     description: ClassVar[str] = ""  # one line for the model card
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "kind" in cls.__dict__:  # from_pretrained and build_model find it by its kind
+            MODEL_CLASSES[cls.kind] = cls
 
     def __init__(self, encoder: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, *,
                  pooling: str = "mean", conditional: bool = False, max_length: int = 256,
@@ -388,14 +380,6 @@ class TriPairEncoder(BiPairEncoder):
 
     def save_pretrained(self, path):
         return PairEncoder.save_pretrained(self, path)
-
-
-MODEL_CLASSES: dict[str, type[PairEncoder]] = {
-    cls.kind: cls for cls in (CrossPairEncoder, BiPairEncoder, TriPairEncoder)
-}  # the one registry of encoder kinds: a class above, a line here, its name in options.ENCODER_KINDS
-if tuple(MODEL_CLASSES) != ENCODER_KINDS:
-    raise ImportError(f"trainers.options.ENCODER_KINDS {ENCODER_KINDS} must name the kinds of "
-                      f"MODEL_CLASSES {tuple(MODEL_CLASSES)}, in order")
 
 
 def build_model(kind: str, encoder_path: str | Path, *, seed: int = 0, **options) -> PairEncoder:

@@ -13,8 +13,8 @@
 * The choices of ``semrel cv`` and ``semrel ensemble`` (:data:`CV_FAMILIES`,
   :data:`ENSEMBLE_METHODS`, :data:`STACK_LEARNERS`, :data:`STACK_FEATURES`), read by the CLI and by
   the library modules that check them (:mod:`~trainers.cross_validation`, :mod:`~trainers.ensemble`,
-  :mod:`~trainers.stacking`), and the kinds of model a ``--model`` may be (:data:`MODEL_KINDS`,
-  the ``--model-kind`` flag of every command that takes one; :mod:`~trainers.model_ref`).
+  :mod:`~trainers.stacking`). The kinds of model a ``--model`` may be are the modules of
+  :mod:`~trainers.kinds` (``--model-kind``: :func:`~trainers.kinds.names`).
 """
 
 from __future__ import annotations
@@ -40,8 +40,6 @@ ENSEMBLE_METHODS = ("rank", "stack", *STACK_LEARNERS)  # how an ensemble combine
 STACK_FEATURES = ("dice", "char-ridge")
 # a dev split (eval_data) holding pairs the run trains on: refuse it, or choose on its other pairs
 SELECTION_OVERLAP = ("refuse", "omit")
-# what a model argument is (trainers.model_ref.detect_kind reads it from the folder's files)
-MODEL_KINDS = ("semrel", "ensemble", "bi-encoder", "cross-encoder", "transformer")
 
 
 Rule = tuple[Callable[[object], bool], str]  # (test of an argument value, what it must be)

@@ -14,6 +14,7 @@ from semrel.metrics.errors import ParameterError
 from semrel.metrics.submission import format_predictions
 
 from .data import prepare_pairs, unscale
+from .kinds import get
 from .run_folder import recorded_score_range, write_text
 from .scoring import Scorer, load_scorer
 from .stacking import ID_COLUMNS
@@ -44,7 +45,7 @@ def check_scorer_fits(scorer: Scorer, data: PairData, conditional: bool,
     if scorer.conditional and not conditional:
         raise ParameterError(parameter, scorer.spec, f"is a conditional {scorer.kind} model, which "
                              f"cannot score {data.name}, whose pairs have no condition column")
-    recorded = recorded_score_range(scorer.path) if scorer.kind in ("semrel", "ensemble") else None
+    recorded = recorded_score_range(scorer.path) if get(scorer.kind).records_training else None
     if recorded is not None and tuple(data.score_range) != recorded[0]:
         raise ParameterError(parameter, scorer.spec, f"was trained on scores in "
                              f"{list(recorded[0])} (its {recorded[1]}), but {data.name} is on "
@@ -62,10 +63,10 @@ def scorer_predictions(scorer: Scorer, data: PairData, split: str, *,
     if split not in data.splits:
         raise ParameterError("split", split, f"must be a split of {data.name}: "
                              f"{', '.join(data.splits)}")
-    if scorer.kind == "ensemble":
+    if (ensemble := getattr(scorer, "ensemble", None)) is not None:
         scored = data.splits[split]  # a learned stack refuses the rows it was fit on
-        scorer.ensemble.check_scored(data.name, split, [i for c in ID_COLUMNS if c in scored.column_names
-                                                        for i in scored[c]])
+        ensemble.check_scored(data.name, split, [i for c in ID_COLUMNS if c in scored.column_names
+                                                 for i in scored[c]])
     rows = prepare_pairs(data.splits[split], data.score_range, where=f"{data.name}/{split}",
                          labelled=False)
     check_scorer_fits(scorer, data, "condition" in rows.column_names, parameter)

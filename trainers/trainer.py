@@ -26,7 +26,7 @@ from semrel.metrics.errors import ParameterError
 from .arguments import PairTrainingArguments, precision_used, recorded_options
 from .card import CardFacts
 from .data import PairCollator, condition_groups
-from .losses import PairMSELoss, build_loss
+from .losses import PairLoss, PairMSELoss, build_loss
 from .models import PairEncoder, sequence_lengths
 from .samplers import BatchOrderSampler, GroupBatchSampler
 
@@ -131,10 +131,12 @@ def compile_encoder(model: PairEncoder, args: PairTrainingArguments) -> None:
 
 
 class PairTrainer(Trainer):
-    """Trainer for a :class:`~trainers.models.PairEncoder` with the loss ``args.objective``
-    (:data:`~trainers.losses.LOSSES`), all set by ``args``
+    """Trainer for a :class:`~trainers.models.PairEncoder` with ``loss``, a
+    :class:`~trainers.losses.PairLoss` it delegates to (default: the one ``args.objective`` names
+    in :data:`~trainers.losses.LOSSES`, with ``args.margin``), all else set by ``args``
     (:class:`~trainers.arguments.PairTrainingArguments`; its model fields -- ``encoder``,
-    ``pooling``, ``combine`` -- must describe ``model``).
+    ``pooling``, ``combine`` -- must describe ``model``). The card records the loss's ``name``
+    as the objective.
 
     Datasets hold the columns of :func:`trainers.data.prepare_pairs` (``sentence1``,
     ``sentence2`` [, ``condition``], ``labels`` in [0, 1]); rows are tokenised per batch
@@ -150,7 +152,7 @@ class PairTrainer(Trainer):
     """
 
     def __init__(self, model: PairEncoder, args: PairTrainingArguments, *,
-                 train_name: str = "train_dataset", **kwargs):
+                 loss: PairLoss | None = None, train_name: str = "train_dataset", **kwargs):
         if not isinstance(args, PairTrainingArguments):
             raise TypeError(f"PairTrainer needs PairTrainingArguments (semrel's fields beside "
                             f"TrainingArguments'), got {type(args).__name__}")
@@ -161,9 +163,14 @@ class PairTrainer(Trainer):
             if name != "max_length" and getattr(model, name) != getattr(args, name):
                 raise ParameterError(name, getattr(args, name),
                                      f"must match the model's {name}, {getattr(model, name)!r}")
-        loss = build_loss(args.objective, margin=args.margin)
+        named = "objective" if loss is None else "loss"  # the parameter that chose the loss
+        if loss is None:
+            loss = build_loss(args.objective, margin=args.margin)
+        elif not isinstance(loss, PairLoss):
+            raise TypeError(f"PairTrainer's loss must be a PairLoss (semrel.trainers.losses), got "
+                            f"{type(loss).__name__}")
         if loss.needs_embeddings and not model.has_embeddings:
-            raise ParameterError("objective", loss.name, f"needs a bi- or tri-encoder (one "
+            raise ParameterError(named, loss.name, f"needs a bi- or tri-encoder (one "
                                  f"vector per sentence); a {model.kind}-encoder has none")
         if loss.grouped and args.per_device_train_batch_size % 2:
             raise ParameterError("per_device_train_batch_size",
@@ -176,7 +183,7 @@ class PairTrainer(Trainer):
         self.loss, self.eval_loss, self.train_name = loss, PairMSELoss(), train_name
         self.n_omitted_groups = 0
         # recorded before the Trainer sets up the accelerator: recording makes default arguments
-        card = ModelCardCallback(self, recorded_options(args))
+        card = ModelCardCallback(self, recorded_options(args) | {"objective": loss.name or type(loss).__name__})
         compile_encoder(model, args)
         kwargs.setdefault("data_collator", PairCollator(model, args.pad_to_multiple_of))
         kwargs.setdefault("compute_metrics", compute_metrics)
@@ -227,9 +234,10 @@ class PairTrainer(Trainer):
                                  world_size=self.args.world_size)
 
     def _get_train_sampler(self, train_dataset=None):
-        """transformers' sampler hook: the rows of :meth:`get_batch_sampler`'s batches in
-        order, so the Trainer builds the DataLoader itself (with every ``dataloader_*``
-        argument) and cuts them into the same batches; else the Trainer's own sampler."""
+        """transformers' sampler hook (private: its public ``get_*_dataloader`` take no sampler;
+        a test pins it): the rows of :meth:`get_batch_sampler`'s batches in order, so the Trainer
+        builds the DataLoader itself (with every ``dataloader_*`` argument) and cuts them into
+        the same batches; else the Trainer's own sampler."""
         dataset = self.train_dataset if train_dataset is None else train_dataset
         batches = self.get_batch_sampler(dataset, self._train_batch_size)
         if batches is None:

@@ -6,7 +6,7 @@ re-annotation (CC-BY-4.0) is exported as Parquet. The card's metadata names the 
 the stricter of the two (no public sharing of the decrypted contents), and its text gives both
 licences and the attribution CC-BY asks for; on the Hub the dataset is card-only."""
 
-from ..spec import DatasetSpec, Licence
+from ..spec import Benchmarked, DatasetSpec, Licence, MtebFacts
 from .builder import SOURCE, CSts
 
 SPEC = DatasetSpec(
@@ -17,4 +17,9 @@ SPEC = DatasetSpec(
     card_body="semrel.publishing.datasets.c_sts:card_body",
     report_section="semrel.publishing.datasets.c_sts:report_section",
     size_category="10K<n<100K",  # the re-annotation alone has 14,176 rows
+    # the open re-annotation (from the mirror) and the original release (user-supplied); Flickr30k/COCO
+    # caption pairs with conditions written by annotators (Deshpande et al. 2023)
+    benchmark=Benchmarked(tuple((config, split) for config in ("reannotated", "default")
+                                for split in ("train", "validation")),
+                          MtebFacts(("Written",), "created"), conditional=True, order=50),
 )

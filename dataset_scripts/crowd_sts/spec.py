@@ -1,7 +1,7 @@
 """crowd-sts as semrel declares it (:class:`~semrel.dataset_scripts.spec.DatasetSpec`)."""
 
-from ..spec import DatasetSpec, Licence
-from .builder import CrowdSts
+from ..spec import Benchmarked, DatasetSpec, Licence, MtebFacts
+from .builder import FILTERED, CrowdSts
 
 CARD = "semrel.publishing.datasets.crowd_sts"
 
@@ -15,4 +15,10 @@ SPEC = DatasetSpec(
     overview=f"{CARD}:overview",
     extras=("crowd",),  # its filters' measures (BLEU-1, VADER, ROUGE)
     ceiling="semrel.dataset_scripts.crowd_sts.ceiling:human_ceiling",
+    # the pair means and each filtered config; paraphrase and style-transfer pairs (English Bibles,
+    # Paralex, Paraphrase, GYAFC, Yelp reviews) and random pairs of them, scored by Mechanical Turk
+    # workers (Solomon et al. 2021)
+    benchmark=Benchmarked(tuple((config, split) for config in ("pairs", *(f"pairs-filtered-{s}" for s in FILTERED))
+                                for split in ("train", "test")),
+                          MtebFacts(("Religious", "Web", "Reviews", "Written"), "found"), order=30),
 )

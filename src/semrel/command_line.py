@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-from pathlib import Path
 
 from semrel.metrics.text_numbers import INTEGER, ascii_number
 
@@ -77,14 +76,14 @@ def check_mirror(mirror: str | None) -> None:
     """A ``--mirror`` that names no directory (each of its ``os.pathsep``-separated parts) is a
     :class:`UsageError`; ``-v`` says which mirror is used. Every command that reads upstream files
     checks its flag here."""
-    from semrel.dataset_scripts.sources import mirror_dirs
+    from semrel.dataset_scripts import sources
+    from semrel.metrics.errors import ParameterError
 
-    for part in (mirror or "").split(os.pathsep):
-        if part and Path(part).expanduser().is_file():
-            raise UsageError(f"--mirror {part}: is a file, not a directory (expected <mirror>/<dataset-id>/<file>)")
-        if part and not Path(part).expanduser().is_dir():
-            raise UsageError(f"--mirror {part}: no such directory (expected <mirror>/<dataset-id>/<file>)")
-    logging.getLogger(__name__).debug("mirror: %s", os.pathsep.join(map(str, mirror_dirs(mirror)))
+    try:
+        sources.check_mirror(mirror)
+    except ParameterError as exc:
+        raise UsageError(f"--mirror {exc.value}: {exc.rule}") from None
+    logging.getLogger(__name__).debug("mirror: %s", os.pathsep.join(map(str, sources.mirror_dirs(mirror)))
                                       or "none (upstream URLs)")
 
 

@@ -1,8 +1,9 @@
 """The Label Studio round trip against a REAL server (``.venv-label-studio``, made by ``make setup``):
 semrel annotate push, simulated annotators answering through the API, semrel annotate pull, scores.
 
-The server (SQLite, a temporary data folder, 127.0.0.1, a free port) starts once for this file;
-its users and personal access tokens are made from the command line (tests/label_studio_server.py).
+The server (SQLite, a temporary data folder, 127.0.0.1, a free port) starts once for this file, from
+the migrated database an earlier run kept in pytest's cache where there is one; its users and
+personal access tokens are made from the command line (tests/label_studio_server.py).
 Without the server's virtualenv these tests fail under CI (``CI=true``) and skip elsewhere.
 """
 
@@ -21,7 +22,7 @@ import tempfile
 import numpy as np
 import pytest
 
-from label_studio_server import EXECUTABLE, MISSING, LabelStudio, Proxy, free_port, session_cookie
+from label_studio_server import EXECUTABLE, MISSING, LabelStudio, Proxy, free_port, session_cookie, version
 from project import REPO
 from semrel.annotation import label_studio as ls
 from semrel.annotation.answers import RULES, pseudonym
@@ -53,12 +54,14 @@ def _reference_counting():
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(request, tmp_path_factory):
     if not EXECUTABLE.exists():
         if os.environ.get("CI") == "true":
             pytest.fail(MISSING)
         pytest.skip(MISSING)
-    with LabelStudio(tmp_path_factory.mktemp("label_studio")) as running:
+    cache = getattr(request.config, "cache", None)  # none under -p no:cacheprovider
+    prepared = None if cache is None else cache.mkdir(f"label-studio-{version()}")
+    with LabelStudio(tmp_path_factory.mktemp("label_studio"), prepared) as running:
         yield running
 
 

@@ -10,6 +10,7 @@ another length, and every option with a value of the wrong type.
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import uuid
 
@@ -208,6 +209,31 @@ def test_a_refused_batch_keeps_the_earlier_batches():
         bws.compute(tuples=T2[1:], best=[1.5], worst=[2])  # compute's own batch refused: the earlier stay
     bws.add_batch(tuples=T2[1:], best=["b"], worst=["a"])
     assert bws.compute() == module(*BWS).compute(**VALID[BWS])
+
+
+# evaluate's private cache state that StrictInputs._discard resets (evaluate has no public reset)
+EVALUATE_STATE = ("writer", "buf_writer", "data", "selected_feature_format", "cache_file_name", "filelock",
+                  "filelocks", "file_paths")
+
+
+def test_the_state_a_failure_resets_is_evaluates_own():
+    """An evaluate upgrade that renames or changes what _discard resets fails here, by name: a fresh
+    module holds every attribute unset, add_batch opens the writer, cache file and lock, compute's
+    _finalize hands the file and lock to file_paths/filelocks, and _discard removes and releases them."""
+    from datasets.arrow_writer import ArrowWriter
+
+    where = f"evaluate {evaluate.__version__} changed EvaluationModule's state that StrictInputs._discard resets"
+    bws = evaluate.load(module_path("bws_scores"), experiment_id=uuid.uuid4().hex)
+    assert {a: getattr(bws, a, "missing") for a in EVALUATE_STATE} == dict.fromkeys(EVALUATE_STATE), where
+    bws.add_batch(**VALID[BWS])
+    file, lock = bws.cache_file_name, bws.filelock
+    assert isinstance(bws.writer, ArrowWriter) and os.path.isfile(file) and lock.is_locked, where
+    bws._finalize()  # compute's step before _compute, where a bad row fails
+    assert bws.writer is None and bws.file_paths == [file] and bws.filelocks == [lock] and lock.is_locked, where
+    bws._discard()
+    assert not os.path.exists(file) and not lock.is_locked, where
+    assert [getattr(bws, a) for a in EVALUATE_STATE] == [None] * 6 + [[], []], where
+    assert bws.compute(**VALID[BWS]) == module(*BWS).compute(**VALID[BWS])
 
 
 # --- the sweep over every module --------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The "build it yourself" recipe of every dataset card (publishing.cards.build_recipe).
 
 Slow: for each dataset whose upstream files are in the mirror, the recipe's lines run as written
-(bash, ``set -e``) in a fresh virtualenv that has pip (one per distinct install line), in a copy
+(bash, ``set -e``) in a fresh virtualenv that has pip (shared as :class:`Venvs` says), in a copy
 of the source folder, as a user would after reading the card: it installs semrel with pip, builds
 the dataset, writes a card that holds the same recipe and every plot it links, loads a config,
 and never installs torch.
@@ -26,11 +26,16 @@ from semrel.dataset_scripts import REGISTRY
 from semrel.publishing import cards
 from semrel.publishing.cards import build_recipe
 
-IN_MIRROR = ["str-2021", "crowd-sts", "czech-news-sts", "semrel-2024", "c-sts"]
+IN_MIRROR = ["str-2021", "czech-news-sts", "semrel-2024", "c-sts", "crowd-sts"]  # fewest extras first
 
 
 def commands(recipe: str) -> list[str]:
     return [line.split("   #")[0] for line in recipe.splitlines() if not line.startswith("#")]
+
+
+def extras(install_line: str) -> frozenset[str]:
+    """The extras of a recipe's first line, ``pip install '.[a,b]'``."""
+    return frozenset(re.fullmatch(r"pip install '\.\[(.+)\]'", install_line)[1].split(","))
 
 
 @pytest.mark.parametrize("dataset_id", sorted(REGISTRY))
@@ -38,9 +43,9 @@ def test_every_recipe_installs_what_its_build_needs_and_runs_as_written(dataset_
     spec = REGISTRY[dataset_id]
     recipe = build_recipe(dataset_id)
     lines = commands(recipe)
-    extras = re.fullmatch(r"pip install '\.\[(.+)\]'", lines[0])[1].split(",")
-    assert "report" in extras and ("crowd" in extras) == (dataset_id == "crowd-sts")
-    assert "train" not in extras and "torch" not in recipe
+    wanted = extras(lines[0])
+    assert "report" in wanted and ("crowd" in wanted) == (dataset_id == "crowd-sts")
+    assert "train" not in wanted and "torch" not in recipe
     assert lines[1].startswith(f"semrel build --only {dataset_id} --no-report")
     assert not any("[" in line for line in lines[1:]), "optional parts belong in comments"
     assert ("--data-dir" in lines[1]) == (set(spec.user_data_configs) == set(spec.configs))
@@ -82,19 +87,45 @@ def source(tmp_path_factory) -> Path:
     return dest
 
 
+class Venvs:
+    """A venv for a recipe's install line: one the recipes before it used, where their lines
+    installed no extra that this line does not, else a new one from ``make()`` (a recipe still runs
+    its own install line in it). So no recipe runs where something its own line does not install
+    is present, and the recipes of the same extras, then one of more extras, share one venv."""
+
+    def __init__(self, make):
+        self.make, self.made = make, []  # made: [every extra installed in it, its python]
+
+    def __call__(self, install_line: str) -> Path:
+        wanted = extras(install_line)
+        for entry in self.made:
+            if entry[0] <= wanted:
+                entry[0] = wanted
+                return entry[1]
+        self.made.append([wanted, self.make()])
+        return self.made[-1][1]
+
+
+@pytest.mark.parametrize("lines, shared", [
+    (["[report]", "[report]", "[crowd,report]"], [0, 0, 0]),
+    (["[report]", "[crowd,report]", "[report]", "[crowd,report]"], [0, 0, 1, 0]),
+    (["[crowd,report]", "[report]", "[report]"], [0, 1, 1]),
+    (["[a,b]", "[b,c]", "[a,b,c]"], [0, 1, 0]),
+])
+def test_a_venv_is_shared_only_with_recipes_that_install_no_more(lines, shared):
+    made = iter(range(10))
+    venvs = Venvs(lambda: next(made))
+    assert [venvs(f"pip install '.{line}'") for line in lines] == shared
+
+
 @pytest.fixture(scope="module")
-def venvs(tmp_path_factory):
-    """One fresh venv per distinct install line: recipes whose first line is the same install
-    the same things, so they share one (a recipe still runs its own install line in it)."""
-    made: dict[str, Path] = {}
+def venvs(tmp_path_factory) -> Venvs:
+    def make() -> Path:
+        python = fresh_venv(tmp_path_factory.mktemp("venv") / "venv")
+        install(python, "pip")  # the user's pip, which the recipe calls by name
+        return python
 
-    def venv_for(install_line: str) -> Path:
-        if install_line not in made:
-            made[install_line] = fresh_venv(tmp_path_factory.mktemp("venv") / "venv")
-            install(made[install_line], "pip")  # the user's pip, which the recipe calls by name
-        return made[install_line]
-
-    return venv_for
+    return Venvs(make)
 
 
 @pytest.mark.slow

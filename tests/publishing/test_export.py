@@ -16,7 +16,7 @@ from huggingface_hub import DatasetCard
 import toy_dataset
 from project import FIXTURES, REPO, fixture_copy, needs_mirror
 from semrel import cli as upload
-from semrel.dataset_scripts import REGISTRY, load
+from semrel.dataset_scripts import load
 from semrel.dataset_scripts.semrel_2024.files import ENG_TEST_UNLABELLED, FILES
 from semrel.publishing.export import build_dataset, data_files, verify_folder
 from semrel.publishing.hub_vocabulary import check_card
@@ -232,9 +232,8 @@ print(matplotlib.rcParams._get("backend") == backend, "matplotlib.pyplot" in sys
 
 @pytest.fixture(scope="module")
 def toy():
-    toy_dataset.register()
-    yield
-    REGISTRY.pop("toy-sts")
+    with toy_dataset.registered():
+        yield
 
 
 def _rescored(pairs: bytes) -> bytes:

@@ -47,9 +47,8 @@ CLI = ("import sys; sys.path.insert(0, 'tests'); import toy_dataset; toy_dataset
 
 @pytest.fixture(scope="module")
 def toy_registered():
-    toy_dataset.register()
-    yield
-    REGISTRY.pop("toy-sts")
+    with toy_dataset.registered():
+        yield
 
 
 def make_model(folder: Path, card: str | None = None) -> Path:

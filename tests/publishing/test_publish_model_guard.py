@@ -87,6 +87,33 @@ def numbers(value):
             yield from numbers(item)
 
 
+def files_of(folder) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def push_licensed(run_dir, tmp_path, mirror) -> tuple[str, dict, list, list]:
+    """``semrel push --model run_dir`` to the local Hub once the run's card says a licence (a random
+    tiny BERT has none: a user must say one before the push is allowed): (its stdout, the files the
+    repo got, every file sent, the files the command lists). The push leaves the run folder as it was."""
+    card = ModelCard.load(run_dir / "README.md")
+    card.data.license = "apache-2.0"
+    card.save(run_dir / "README.md")
+    before = files_of(run_dir)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "SEMREL_"))}
+    env["SEMREL_FIXTURE_MIRROR"] = os.environ["SEMREL_FIXTURE_MIRROR"]  # upstream may be the fixtures
+    with LocalHub() as hub:
+        env |= hub.client_env("hf_dummy") | {"HF_HOME": str(tmp_path / "home")}
+        done = subprocess.run([sys.executable, "-m", "semrel", "push", "--namespace", NS,
+                               "--model", str(run_dir), "--out", str(tmp_path / "build"),
+                               "--mirror", str(mirror)], cwd=REPO, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        sent = hub.files("model", f"{NS}/{run_dir.name}")
+        every = hub.sent_bytes()
+    assert files_of(run_dir) == before
+    return done.stdout, sent, every, [line.split()[0] for line in done.stdout.splitlines() if line.startswith("    ")]
+
+
 def test_a_run_on_str_2021_leaves_without_its_gold_labels_and_paths(encoder, mirror, cache_dir,
                                                                     tmp_path, capsys):
     run_dir = tmp_path / "str-bi"
@@ -96,26 +123,11 @@ def test_a_run_on_str_2021_leaves_without_its_gold_labels_and_paths(encoder, mir
     record = json.loads((run_dir / "eval_predictions.json").read_text())
     gold = record["labels"]  # the fold's gold scores (str-2021's native scale is [0, 1])
     assert len(gold) == 1100 and json.loads((run_dir / "metrics.json").read_text())["output_dir"]
-    card = ModelCard.load(run_dir / "README.md")  # a random tiny BERT has no licence: say one, as
-    card.data.license = "apache-2.0"              # a user must before the push is allowed
-    card.save(run_dir / "README.md")
-    before = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()}
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "SEMREL_"))}
-    with LocalHub() as hub:
-        env |= hub.client_env("hf_dummy") | {"HF_HOME": str(tmp_path / "home")}
-        done = subprocess.run([sys.executable, "-m", "semrel", "push", "--namespace", NS,
-                               "--model", str(run_dir), "--out", str(tmp_path / "build"),
-                               "--mirror", str(mirror)], cwd=REPO, env=env, capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        sent = hub.files("model", f"{NS}/str-bi")
-        every = hub.sent_bytes()
-    listed = [line.split()[0] for line in done.stdout.splitlines() if line.startswith("    ")]
+    stdout, sent, every, listed = push_licensed(run_dir, tmp_path, mirror)
     assert sorted(listed) == sorted(sent) == SENT  # what the command lists is what arrives
-    kept = re.search(r"^  stays here: checkpoints/ \(\d+ files?\), (.*)$", done.stdout, re.M)
+    kept = re.search(r"^  stays here: checkpoints/ \(\d+ files?\), (.*)$", stdout, re.M)
     assert sorted(kept.group(1).split(", ")) == ["eval_predictions.json", "seen_pairs.json"]
-    assert "    metrics.json  (figures only; output_dir, start_model stay here)\n" in done.stdout
+    assert "    metrics.json  (figures only; output_dir, start_model stay here)\n" in stdout
     paths = local_path_regex()
     for _, name, data in every:
         assert str(tmp_path).encode() not in data and str(REPO).encode() not in data, name
@@ -125,7 +137,6 @@ def test_a_run_on_str_2021_leaves_without_its_gold_labels_and_paths(encoder, mir
             assert not [n for n in numbers(json.loads(text)) if n == gold], name
     assert ModelCard(sent["README.md"].decode()).data.datasets == [f"{NS}/str-2021"]
     assert not [n for n in sent if n.startswith("checkpoints/")]
-    assert {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()} == before
 
 
 # what a bi-encoder's model repo holds: the transformer, its tokenizer, the sentence-transformers
@@ -155,25 +166,9 @@ def test_a_run_chosen_on_a_card_only_dev_set_is_pushed_with_nothing_of_it(encode
     test = json.loads((run_dir / "eval_predictions.json").read_text())
     assert (dev["data"], dev["split"], test["data"]) == ("semrel-2024/eng", "validation", "str-2021/cv-fold-0")
     assert len(dev["sentence1"]) == len(dev["labels"]) >= 3
-    card = ModelCard.load(run_dir / "README.md")
-    card.data.license = "apache-2.0"
-    card.save(run_dir / "README.md")
-    before = {p.relative_to(run_dir).as_posix(): p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "SEMREL_"))}
-    env["SEMREL_FIXTURE_MIRROR"] = os.environ["SEMREL_FIXTURE_MIRROR"]  # upstream may be the fixtures
-    with LocalHub() as hub:
-        env |= hub.client_env("hf_dummy") | {"HF_HOME": str(tmp_path / "home")}
-        done = subprocess.run([sys.executable, "-m", "semrel", "push", "--namespace", NS,
-                               "--model", str(run_dir), "--out", str(tmp_path / "build"),
-                               "--mirror", str(upstream)], cwd=REPO, env=env, capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        sent = hub.files("model", f"{NS}/str-bi-dev")
-        every = hub.sent_bytes()
-    listed = [line.split()[0] for line in done.stdout.splitlines() if line.startswith("    ")]
+    stdout, sent, every, listed = push_licensed(run_dir, tmp_path, upstream)
     assert sorted(sent) == listed == SENT
-    kept = re.search(r"^  stays here: checkpoints/ \(\d+ files\), (.*)$", done.stdout, re.M)
+    kept = re.search(r"^  stays here: checkpoints/ \(\d+ files\), (.*)$", stdout, re.M)
     assert sorted(kept.group(1).split(", ")) == ["eval_predictions.json", "seen_pairs.json",
                                                  "selection_predictions.json"]
     metrics = json.loads(sent["metrics.json"])
@@ -194,7 +189,6 @@ def test_a_run_chosen_on_a_card_only_dev_set_is_pushed_with_nothing_of_it(encode
             if name.endswith(".json"):
                 assert not [n for n in numbers(json.loads(text)) if n == labels], name
     assert ModelCard(sent["README.md"].decode()).data.datasets == [f"{NS}/str-2021"]
-    assert {p.relative_to(run_dir).as_posix(): p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
 
 
 KINDS = [  # (encoder, conditional data?, library_name, pipeline_tag)

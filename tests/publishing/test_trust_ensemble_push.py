@@ -22,7 +22,6 @@ import toy_dataset
 from hub_server import LocalHub
 from project import REPO
 from semrel.cli import main
-from semrel.dataset_scripts.registry import REGISTRY
 from semrel.metrics.errors import ParameterError
 from semrel.publishing.export import build_dataset, data_files
 from semrel.publishing.hub_vocabulary import check_card
@@ -171,9 +170,8 @@ def test_a_pushed_ensemble_loads_from_the_hub_as_its_card_says(weights, tmp_path
 
 @pytest.fixture(scope="module")
 def toy():
-    toy_dataset.register()
-    yield
-    REGISTRY.pop("toy-sts")
+    with toy_dataset.registered():
+        yield
 
 
 def footer_name(data: bytes) -> int:

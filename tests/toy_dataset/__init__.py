@@ -7,6 +7,7 @@ It declares its spec in ``spec.py`` like a dataset package of semrel; ``register
 ``tests/fixtures``.
 """
 
+from contextlib import contextmanager
 from pathlib import Path
 
 from .spec import SPEC
@@ -23,3 +24,15 @@ def register(registry=None):
         return semrel_registry.REGISTRY
     registry[SPEC.dataset_id] = SPEC
     return registry
+
+
+@contextmanager
+def registered():
+    """toy-sts in semrel's registry while the block runs (a module fixture's ``with``)."""
+    from semrel.dataset_scripts.registry import REGISTRY
+
+    register()
+    try:
+        yield
+    finally:
+        REGISTRY.pop(SPEC.dataset_id)

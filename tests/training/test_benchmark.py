@@ -13,22 +13,13 @@ import pytest
 from semrel.cli import main
 from semrel.dataset_scripts.benchmark_sets import BenchmarkSet, benchmark_sets, select_sets
 from semrel.trainers.benchmark import load_sets, run_benchmark
+from semrel.trainers.benchmark.api import NothingScored
 from semrel.trainers.benchmark.report import CARD_HEADING, card_section, table, write_outputs
 from semrel.trainers.benchmark.run import LoadedSet
 from semrel.trainers.card import write_section
 from semrel.trainers.run_folder import pair_hashes, write_seen_pairs
 from semrel.trainers.scoring import load_scorer
-from trainer_fixtures import model_kinds, saved_runs, toy_conditional_pairs, toy_pairs
-
-
-@pytest.fixture(scope="module")
-def kinds(tmp_path_factory):
-    return model_kinds(tmp_path_factory.mktemp("kinds"))
-
-
-@pytest.fixture(scope="module")
-def saved(tmp_path_factory):
-    return saved_runs(tmp_path_factory.mktemp("saved"))
+from trainer_fixtures import saved_runs, toy_conditional_pairs, toy_pairs
 
 
 @pytest.fixture
@@ -178,19 +169,12 @@ def test_a_pair_and_its_swap_hash_alike():
     assert pair_hashes(["a"], ["b"], ["colour"]) != pair_hashes(["a"], ["b"], ["shape"])
 
 
-TYPOS = [  # (argv after "benchmark", the one line after "semrel benchmark: error: ")
+TYPOS = [  # (argv after "benchmark", the one line after "semrel benchmark: error: "); more in REFUSED
     (["--model", "{tmp}/nope"], "--model {tmp}/nope: no such model folder, and neither a packaged "
                                 "model name (e5-small, minilm, mpnet) nor a Hub model id "
                                 "(namespace/name[@revision])"),
     (["--model", "{bi}", "--only", "sts-b"], "--only sts-b: is not a benchmarked dataset (str-2021, "
                                              "semrel-2024, crowd-sts, czech-news-sts, c-sts)"),
-    (["--model", "{bi}", "--only", "semrel-2024/xyz"], "--only semrel-2024/xyz: names no benchmark set "
-                                                       "(e.g. semrel-2024/afr/validation)"),
-    (["--model", "{bi}", "--card", "{tmp}"], "--card {tmp}: must be one of the --model folders: its "
-                                             "results are what the card gets"),
-    (["--model", "{bi}", "--card", "{bi}"], "--card {bi}: is a bi-encoder model, not a run or ensemble "
-                                            "saved by semrel (whose card semrel writes)"),
-    (["--model", "{bi}", "--model", "{bi}"], "--model {bi}: is {bi} again: give each model once"),
     (["--model", "{bi}", "--data-dir", "c-sts"], "--data-dir c-sts: must be DATASET=DIR (e.g. c-sts=~/csts)"),
     (["--model", "{bi}", "--model-kind", "quad"], "argument --model-kind: invalid choice: 'quad' (choose from "
                                                   "'semrel', 'ensemble', 'bi-encoder', 'cross-encoder', "
@@ -250,3 +234,145 @@ def test_minilm_zero_shot_on_semrel_2024_english_dev_is_mtebs_figure(mirror, cac
                            log=lambda line: None)
     cell = result.cells[0]
     assert (cell.n, round(cell.spearman, 5), cell.truncated) == (250, 0.82453, 0)
+
+
+# ---- semrel.benchmark: the command in one call ------------------------------------------------
+
+
+def _options(fixture_mirror, cache_dir, **changes) -> dict:
+    """semrel-2024/eng of the fixture mirror (validation scored, test skipped), quietly."""
+    return {"only": ["semrel-2024/eng"], "mirror": str(fixture_mirror), "cache_dir": str(cache_dir),
+            "score_cache": False, "n_resamples": 100, "log": lambda line: None, **changes}
+
+
+def test_the_call_gives_what_the_command_gives(kinds, run, fixture_mirror, cache_dir, tmp_path, capsys):
+    import semrel
+
+    models = [str(kinds["bi-encoder"]), str(run)]
+    argv = ["benchmark", "--model", models[0], "--model", models[1], "--only", "semrel-2024/eng", "--mirror",
+            str(fixture_mirror), "--cache-dir", str(cache_dir), "--no-score-cache", "--resamples", "100",
+            "--output", str(tmp_path / "cli"), "--card", str(run)]
+    assert main(argv) == 0
+    printed, card_text = capsys.readouterr().out, (run / "README.md").read_text()
+    result = semrel.benchmark(models, **_options(fixture_mirror, cache_dir, output=tmp_path / "api", card=str(run)))
+    names = ["benchmark.json", "benchmark.md", "benchmark.png"]
+    assert result.written == [tmp_path / "api" / n for n in names] + [run / "README.md"]
+    assert printed == table(result) + "\n" + "".join(f"-> {tmp_path / 'cli' / n}\n" for n in names) + (
+        f"-> {run / 'README.md'}\n")
+    assert (run / "README.md").read_text() == card_text and CARD_HEADING in card_text
+    assert (tmp_path / "api" / names[1]).read_text() == (tmp_path / "cli" / names[1]).read_text()
+    records = [json.loads((tmp_path / side / names[0]).read_text()) for side in ("cli", "api")]
+    for record in records:  # every figure but the times
+        for entry in record["models"] + record["cells"]:
+            entry.pop("seconds"), entry.pop("encode_seconds", None)
+    assert records[0] == records[1]
+    assert [c["status"] for c in records[1]["cells"]] == ["scored", "skipped"] * len(models)
+
+
+REFUSED = [  # (options, str() of the ParameterError, the command's line for the same mistake, or None)
+    ({"models": ["{bi}", "{bi}"]}, "models='{bi}': is {bi} again: give each model once",
+     "--model {bi}: is {bi} again: give each model once"),
+    ({"card": "{tmp}"}, "card='{tmp}': must be one of the models folders: its results are what the card gets",
+     "--card {tmp}: must be one of the --model folders: its results are what the card gets"),
+    ({"card": "{bi}"}, "card='{bi}': is a bi-encoder model, not a run or ensemble saved by semrel (whose card "
+     "semrel writes)", "--card {bi}: is a bi-encoder model, not a run or ensemble saved by semrel (whose card "
+     "semrel writes)"),
+    ({"mirror": "{tmp}/none"}, "mirror='{tmp}/none': no such directory (expected <mirror>/<dataset-id>/<file>)",
+     "--mirror {tmp}/none: no such directory (expected <mirror>/<dataset-id>/<file>)"),
+    ({"data_dirs": {"c-sts": "{tmp}/none"}}, "data_dirs='c-sts={tmp}/none': {tmp}/none is not a folder",
+     "--data-dir c-sts={tmp}/none: {tmp}/none is not a folder"),
+    ({"only": ["semrel-2024/xyz"]}, "only='semrel-2024/xyz': names no benchmark set (e.g. "
+     "semrel-2024/afr/validation)", "--only semrel-2024/xyz: names no benchmark set (e.g. semrel-2024/afr/validation)"),
+    ({"model_kind": "quad"}, "model_kind='quad': not one of semrel, ensemble, bi-encoder, cross-encoder, transformer",
+     None),
+    ({"models": "{bi}"}, "models='{bi}': must be a list (e.g. ['minilm'])", None),
+    ({"models": []}, "models=[]: names no model: give at least one", None),
+    ({"only": "semrel-2024"}, "only='semrel-2024': must be a list (e.g. ['semrel-2024/eng'])", None),
+    ({"batch_size": 0}, "batch_size=0: must be an integer >= 1", None),
+    ({"max_length": 2.5}, "max_length=2.5: must be an integer >= 1", None),
+    ({"n_resamples": 99}, "n_resamples=99: must be an integer from 100 to 100000 (about 0.1 s per 1,000 resamples "
+     "and 1,000 pairs in each cell and comparison; 3 min per 1,000 for every set and three models)", None),
+    ({"score_cache": None}, "score_cache=None: must be a folder, True (the default folder: $SEMREL_CACHE/scores, "
+     "else ~/.cache/semrel/scores) or False (keep nothing on disk)", None),
+    ({"progress": "yes"}, "progress='yes': must be True, False or None (when stderr is a terminal)", None),
+]
+
+
+def _filled(value, fill: dict):
+    """``value`` (a string, or a list or dict of them) with each key of ``fill`` replaced."""
+    if isinstance(value, dict):
+        return {k: _filled(v, fill) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_filled(v, fill) for v in value]
+    for key, text in fill.items():
+        value = value.replace(key, text) if isinstance(value, str) else value
+    return value
+
+
+def _flags(name: str, value) -> list[str]:
+    """An option of ``semrel.benchmark`` as the command's flags."""
+    if name == "data_dirs":
+        return [a for dataset, folder in value.items() for a in ("--data-dir", f"{dataset}={folder}")]
+    flag = {"models": "--model", "only": "--only"}.get(name, f"--{name}")
+    return [a for v in (value if isinstance(value, list) else [value]) for a in (flag, v)]
+
+
+@pytest.mark.parametrize("options,message,line", REFUSED, ids=[f"{i} {r[1].split('=')[0]}"
+                                                                for i, r in enumerate(REFUSED)])
+def test_a_bad_option_is_the_commands_refusal(options, message, line, kinds, tmp_path, capsys):
+    import semrel
+    from semrel.metrics.errors import ParameterError
+
+    fill = {"{bi}": str(kinds["bi-encoder"]), "{tmp}": str(tmp_path)}
+    options = _filled({"models": ["{bi}"], **options}, fill)
+    with pytest.raises(ParameterError) as caught:
+        semrel.benchmark(**options)
+    assert str(caught.value) == _filled(message, fill)
+    if line is not None:  # the command says the same mistake in its flags
+        assert main(["benchmark", *(a for name, value in options.items() for a in _flags(name, value))]) == 2
+        assert capsys.readouterr().err == f"semrel benchmark: error: {_filled(line, fill)}\n"
+
+
+CLOSED = [  # (what goes wrong, what the call raises, how many scorers it opened)
+    (None, None, 2),
+    ("interrupted", KeyboardInterrupt, 2),
+    ("nothing scored", NothingScored, 2),
+    ("second model fails to load", OSError, 1),
+]
+
+
+@pytest.mark.parametrize("fault,raised,opened", CLOSED, ids=[c[0] or "scored" for c in CLOSED])
+def test_every_scorer_it_opens_it_closes_and_a_failed_call_writes_nothing(fault, raised, opened, kinds, run,
+                                                                          fixture_mirror, cache_dir, tmp_path,
+                                                                          monkeypatch):
+    from semrel.trainers.benchmark import api
+
+    loaded, closed = [], []
+
+    def spy(ref, **options):  # load_scorer, counting what it opened and what was closed
+        if fault == "second model fails to load" and loaded:
+            raise OSError("disk gone")
+        scorer = load_scorer(ref, **options)
+        close = scorer.close
+        scorer.close = lambda: (closed.append(scorer.spec), close())
+        loaded.append(scorer.spec)
+        return scorer
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api, "load_scorer", spy)
+    if fault == "interrupted":
+        monkeypatch.setattr(api, "run_benchmark", interrupted)
+    mirror = tmp_path / "empty" if fault == "nothing scored" else fixture_mirror  # no set loads from an empty one
+    if fault == "nothing scored":
+        mirror.mkdir()
+    options = _options(mirror, cache_dir, output=tmp_path / "out", card=str(run))
+    before = (run / "README.md").read_text()
+    if raised is None:
+        assert len(api.benchmark([str(kinds["bi-encoder"]), str(run)], **options).written) == 4
+    else:
+        with pytest.raises(raised):
+            api.benchmark([str(kinds["bi-encoder"]), str(run)], **options)
+        assert not (tmp_path / "out").exists() and (run / "README.md").read_text() == before
+    assert len(loaded) == opened and closed == loaded

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from project import REPO
+from project import REPO, not_a_count, refused_before_running
 from trainer_fixtures import tiny_encoder
 
 SCRIPT = REPO / "benchmarks" / "bench_c_sts.py"
@@ -78,17 +78,13 @@ def test_the_study_fits_on_carved_train_chooses_on_dev_and_scores_validation_onl
 
 @pytest.mark.parametrize("args, words", [
     (["--model", "minilm"], "argument --model: must be NAME=DIR (e.g. minilm=tiny-bert), not 'minilm'"),
-    (["--max-steps", "0"], "argument --max-steps: must be an integer >= 1, not '0'"),
+    not_a_count("--max-steps", "0"),
     (["--model", "=tiny-bert"], "argument --model: must be NAME=DIR (e.g. minilm=tiny-bert), not '=tiny-bert'"),
     (["--only", "zeroshot-prefx@minilm"], "argument --only: 'zeroshot-prefx@minilm' is not one of "
                                           "zeroshot@MODEL, zeroshot-prefix@MODEL, zeroshot-pair@MODEL"),
 ])
 def test_a_mistake_is_one_line_before_anything_runs(args, words, tmp_path):
-    done = subprocess.run([sys.executable, str(SCRIPT), *args, "--out", str(tmp_path / "out")],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == f"bench_c_sts.py: error: {words} (see bench_c_sts.py --help)\n"
-    assert not (tmp_path / "out").exists()
+    refused_before_running(SCRIPT, args, words, tmp_path, "--out")
 
 
 def test_results_page_shows_the_study_of_results_json():

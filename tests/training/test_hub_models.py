@@ -144,6 +144,7 @@ def test_a_plain_bert_by_tag_resolves_online_then_from_the_cached_ref(hub, tmp_p
         assert ("the Hub did not answer" in got.stderr) == (env is unreachable), got.stderr
 
 
+NO_SNAPSHOT = ", and the Hugging Face cache holds no snapshot of model repo {} at main"  # the Hub did not answer
 ERRORS = [  # (case, --model, environment, the one line after "semrel fit: error: --model MODEL: ")
     ("offline, empty cache", "ns/tiny-st", {"HF_HUB_OFFLINE": "1"},
      r"no such folder, and HF_HUB_OFFLINE is set while the Hugging Face cache \(\{home\}/hub\) holds "
@@ -158,11 +159,9 @@ ERRORS = [  # (case, --model, environment, the one line after "semrel fit: error
      r"HF_TOKEN to a token of that account"),
     ("timeout", "ns/slow", {"HF_HUB_ETAG_TIMEOUT": "1", "HF_HUB_DOWNLOAD_TIMEOUT": "1"},
      r"\{endpoint\} \(HF_ENDPOINT\) did not answer within HF_HUB_ETAG_TIMEOUT=1 s \(a download "
-     r"within HF_HUB_DOWNLOAD_TIMEOUT=1 s\), and the Hugging Face cache holds no snapshot of model "
-     r"repo ns/slow at main"),
+     r"within HF_HUB_DOWNLOAD_TIMEOUT=1 s\)" + NO_SNAPSHOT.format("ns/slow")),
     ("connection refused", "ns/tiny-st", {"HF_ENDPOINT": "http://127.0.0.1:{closed}"},
-     r"cannot connect to http://127.0.0.1:\{closed\} \(HF_ENDPOINT\): .+, and the Hugging Face "
-     r"cache holds no snapshot of model repo ns/tiny-st at main"),
+     r"cannot connect to http://127.0.0.1:\{closed\} \(HF_ENDPOINT\): .+" + NO_SNAPSHOT.format("ns/tiny-st")),
     ("no model in the repo", "ns/notes", {},
      r"model repo ns/notes at main holds no file of a model \(config.json, modules.json, "
      r"semrel_encoder.json, semrel_ensemble.json, weights, ...\)"),

@@ -17,13 +17,9 @@ from semrel.cli import main
 from semrel.metrics.errors import ParameterError
 from semrel.trainers import hub_models
 from semrel.trainers.hub_models import hub_model_id, model_files
+from semrel.trainers.kinds.st_folders import sentence_transformers_pooling
 from semrel.trainers.model_ref import ModelRef, detect_kind, resolve_model_ref
-from semrel.trainers.starting_point import (
-    base_model,
-    pooling_note,
-    sentence_transformers_pooling,
-    starting_folder,
-)
+from semrel.trainers.starting_point import base_model, pooling_note, starting_folder
 
 TRANSFORMER = "sentence_transformers.base.modules.transformer.Transformer"  # as sentence-transformers 6 writes
 POOLING = "sentence_transformers.sentence_transformer.modules.pooling.Pooling"

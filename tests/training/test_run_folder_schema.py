@@ -108,36 +108,44 @@ def _truncate(text: str) -> str:
     return text[:len(text) // 2]
 
 
+def _faults(what, file, missing, wrong, unknown, truncated) -> list[tuple]:
+    """The rows of the four faults every file is checked for: a required key missing (key, rule),
+    a value of the wrong type (key, value, rule), an unknown key (key, value, the file's keys;
+    None for another library's file) and the file truncated (json's words for it)."""
+    shown = f"checkpoints/{file}" if file == "semrel_run.json" else file
+    (key, rule), (typed, value, must) = missing, wrong
+    rows = [(f"{what}: no {key}", "missing", file, _drop(key), f"{shown} has no '{key}'; it must be {rule}"),
+            (f"{what}: {typed} {value!r}", "type", file, _set(typed, value),
+             f"{shown} has {typed} {value!r}; it must be {must}"),
+            (f"{what}: truncated", "truncated", file, _truncate,
+             f"{shown} is not valid JSON (truncated or corrupt: {truncated})")]
+    if unknown:
+        extra, extra_value, keys = unknown
+        rows.append((f"{what}: unknown key", "unknown", file, _set(extra, extra_value),
+                     f"{shown} has an unknown key '{extra}'; its keys are {keys}"))
+    return rows
+
+
+PREDICTION_KEYS = ("data, split, score_range, encoder, conditional, ids, predictions, labels, sources, sentence1, "
+                   "sentence2")
 CASES = [  # (id, fault, file, damage: record -> record or text -> text, the answer after the folder)
     # semrel_encoder.json: the model's kind and the options its class takes
-    ("encoder: no kind", "missing", "semrel_encoder.json", _drop("kind"),
-     "semrel_encoder.json has no 'kind'; it must be one of cross, bi, tri"),
-    ("encoder: max_length 'abc'", "type", "semrel_encoder.json", _set("max_length", "abc"),
-     "semrel_encoder.json has max_length 'abc'; it must be an integer >= 1"),
-    ("encoder: unknown key", "unknown", "semrel_encoder.json", _set("pooler", "mean"),
-     "semrel_encoder.json has an unknown key 'pooler'; its keys are kind, pooling, conditional, "
-     "max_length, combine, prompt"),
-    ("encoder: truncated", "truncated", "semrel_encoder.json", _truncate,
-     "semrel_encoder.json is not valid JSON (truncated or corrupt: Expecting property name "
-     "enclosed in double quotes, line 4 column 3)"),
+    *_faults("encoder", "semrel_encoder.json", ("kind", "one of cross, bi, tri"),
+             ("max_length", "abc", "an integer >= 1"),
+             ("pooler", "mean", "kind, pooling, conditional, max_length, combine, prompt"),
+             "Expecting property name enclosed in double quotes, line 4 column 3"),
     ("encoder: a key of another kind", "rule", "semrel_encoder.json", _set("combine", "concat"),
      "semrel_encoder.json has an unknown key 'combine' for a bi-encoder; its keys are kind, "
      "pooling, conditional, max_length, prompt"),
     ("encoder: conditional 'no'", "type", "semrel_encoder.json", _set("conditional", "no"),
      "semrel_encoder.json has conditional 'no'; it must be true or false"),
     # metrics.json: what fit measured
-    ("metrics: no score_range", "missing", "metrics.json", _drop("score_range"),
-     "metrics.json has no 'score_range'; it must be two numbers [lo, hi]"),
-    ("metrics: spearman as text", "type", "metrics.json", _set("spearman", "0.75"),
-     "metrics.json has spearman '0.75'; it must be null or a number"),
-    ("metrics: unknown key", "unknown", "metrics.json", _set("spearmann", 0.75),
-     "metrics.json has an unknown key 'spearmann'; its keys are output_dir, eval_split, pearson, "
-     "spearman, mse, per_source, per_language, train_pairs, train_seconds, pairs_per_second, "
-     "n_omitted_groups, n_skipped_ties, data, score_range, precision, epoch_seconds, options, "
-     "selection, spearman_ci, pearson_ci, start_model"),
-    ("metrics: truncated", "truncated", "metrics.json", _truncate,
-     "metrics.json is not valid JSON (truncated or corrupt: Unterminated string starting at, "
-     "line 26 column 5)"),
+    *_faults("metrics", "metrics.json", ("score_range", "two numbers [lo, hi]"),
+             ("spearman", "0.75", "null or a number"),
+             ("spearmann", 0.75, "output_dir, eval_split, pearson, spearman, mse, per_source, per_language, "
+              "train_pairs, train_seconds, pairs_per_second, n_omitted_groups, n_skipped_ties, data, score_range, "
+              "precision, epoch_seconds, options, selection, spearman_ci, pearson_ci, start_model"),
+             "Unterminated string starting at, line 26 column 5"),
     ("metrics: an option of the wrong type", "type", "metrics.json",
      lambda r: {**r, "options": {**r["options"], "seed": "3"}},
      "metrics.json has options.seed '3'; it must be an integer"),
@@ -148,16 +156,9 @@ CASES = [  # (id, fault, file, damage: record -> record or text -> text, the ans
     ("metrics: a per-source figure as text", "type", "metrics.json", _set("per_source", {"a": "x"}),
      "metrics.json has per_source.a 'x'; it must be null or a number"),
     # eval_predictions.json: scores on the evaluated split
-    ("predictions: no labels", "missing", "eval_predictions.json", _drop("labels"),
-     "eval_predictions.json has no 'labels'; it must be a list of numbers"),
-    ("predictions: {} predictions", "type", "eval_predictions.json", _set("predictions", {}),
-     "eval_predictions.json has predictions {}; it must be a list of numbers"),
-    ("predictions: unknown key", "unknown", "eval_predictions.json", _set("label", []),
-     "eval_predictions.json has an unknown key 'label'; its keys are data, split, score_range, "
-     "encoder, conditional, ids, predictions, labels, sources, sentence1, sentence2"),
-    ("predictions: truncated", "truncated", "eval_predictions.json", _truncate,
-     "eval_predictions.json is not valid JSON (truncated or corrupt: Expecting ',' delimiter, "
-     "line 1 column 333)"),
+    *_faults("predictions", "eval_predictions.json", ("labels", "a list of numbers"),
+             ("predictions", {}, "a list of numbers"), ("label", [], PREDICTION_KEYS),
+             "Expecting ',' delimiter, line 1 column 333"),
     ("predictions: one prediction short", "rule", "eval_predictions.json",
      lambda r: {**r, "predictions": r["predictions"][:-1]},
      f"eval_predictions.json has 15 predictions for 16 ids; {ROWS}"),
@@ -167,52 +168,26 @@ CASES = [  # (id, fault, file, damage: record -> record or text -> text, the ans
     ("predictions: an encoder of no kind", "type", "eval_predictions.json", _set("encoder", "quad"),
      "eval_predictions.json has encoder 'quad'; it must be one of cross, bi, tri"),
     # selection_predictions.json: the kept model's dev predictions, with the pairs' texts
-    ("dev predictions: no ids", "missing", "selection_predictions.json", _drop("ids"),
-     "selection_predictions.json has no 'ids'; it must be a list of row ids (strings or "
-     "integers)"),
-    ("dev predictions: split 0", "type", "selection_predictions.json", _set("split", 0),
-     "selection_predictions.json has split 0; it must be a string"),
-    ("dev predictions: unknown key", "unknown", "selection_predictions.json", _set("sentence3", []),
-     "selection_predictions.json has an unknown key 'sentence3'; its keys are data, split, "
-     "score_range, encoder, conditional, ids, predictions, labels, sources, sentence1, sentence2"),
-    ("dev predictions: truncated", "truncated", "selection_predictions.json", _truncate,
-     "selection_predictions.json is not valid JSON (truncated or corrupt: Expecting ',' "
-     "delimiter, line 1 column 482)"),
+    *_faults("dev predictions", "selection_predictions.json", ("ids", "a list of row ids (strings or integers)"),
+             ("split", 0, "a string"), ("sentence3", [], PREDICTION_KEYS),
+             "Expecting ',' delimiter, line 1 column 482"),
     ("dev predictions: one sentence short", "rule", "selection_predictions.json",
      lambda r: {**r, "sentence2": r["sentence2"][1:]},
      f"selection_predictions.json has 15 sentence2 for 16 ids; {ROWS}"),
     # checkpoints/semrel_run.json: the run's fingerprint
-    ("fingerprint: no options", "missing", "semrel_run.json", _drop("options"),
-     "checkpoints/semrel_run.json has no 'options'; it must be an object of the run's options"),
-    ("fingerprint: model as a list", "type", "semrel_run.json", _set("model", ["base"]),
-     "checkpoints/semrel_run.json has model ['base']; it must be a string"),
-    ("fingerprint: unknown key", "unknown", "semrel_run.json", _set("dataset", "toy-cv"),
-     "checkpoints/semrel_run.json has an unknown key 'dataset'; its keys are cv, data, model, "
-     "options, eval_data, incomplete"),
-    ("fingerprint: truncated", "truncated", "semrel_run.json", _truncate,
-     "checkpoints/semrel_run.json is not valid JSON (truncated or corrupt: Expecting property "
-     "name enclosed in double quotes, line 13 column 4)"),
+    *_faults("fingerprint", "semrel_run.json", ("options", "an object of the run's options"),
+             ("model", ["base"], "a string"), ("dataset", "toy-cv", "cv, data, model, options, eval_data, incomplete"),
+             "Expecting property name enclosed in double quotes, line 13 column 4"),
     ("fingerprint: a family of none", "type", "semrel_run.json", _set("cv", "kfold"),
      "checkpoints/semrel_run.json has cv 'kfold'; it must be one of cv, lodo"),
-    # a checkpoint's trainer_state.json (transformers' file: semrel reads global_step)
-    ("trainer state: no global_step", "missing", "trainer_state.json", _drop("global_step"),
-     "trainer_state.json has no 'global_step'; it must be an integer >= 0"),
-    ("trainer state: global_step as text", "type", "trainer_state.json", _set("global_step", "2"),
-     "trainer_state.json has global_step '2'; it must be an integer >= 0"),
-    ("trainer state: truncated", "truncated", "trainer_state.json", _truncate,
-     "trainer_state.json is not valid JSON (truncated or corrupt: Unterminated string starting "
-     "at, line 16 column 3)"),
+    # a checkpoint's trainer_state.json (transformers' file: semrel reads global_step; its other keys are its own)
+    *_faults("trainer state", "trainer_state.json", ("global_step", "an integer >= 0"),
+             ("global_step", "2", "an integer >= 0"), None, "Unterminated string starting at, line 16 column 3"),
     # semrel_ensemble.json: method, members, weights / stack / references
-    ("ensemble: no method", "missing", "semrel_ensemble.json", _drop("method"),
-     "semrel_ensemble.json has no 'method'; it must be one of rank, stack, ridge, gbm"),
-    ("ensemble: conditional 'no'", "type", "semrel_ensemble.json", _set("conditional", "no"),
-     "semrel_ensemble.json has conditional 'no'; it must be true or false"),
-    ("ensemble: unknown key", "unknown", "semrel_ensemble.json", _set("weight", [1, 1]),
-     "semrel_ensemble.json has an unknown key 'weight'; its keys are method, members, "
-     "score_range, conditional, weights, stack, reference, learned, models"),
-    ("ensemble: truncated", "truncated", "semrel_ensemble.json", _truncate,
-     "semrel_ensemble.json is not valid JSON (truncated or corrupt: Expecting ',' delimiter, line "
-     "44 column 7)"),
+    *_faults("ensemble", "semrel_ensemble.json", ("method", "one of rank, stack, ridge, gbm"),
+             ("conditional", "no", "true or false"),
+             ("weight", [1, 1], "method, members, score_range, conditional, weights, stack, reference, learned, "
+              "models"), "Expecting ',' delimiter, line 44 column 7"),
     ("ensemble: no members", "type", "semrel_ensemble.json", _set("members", []),
      "semrel_ensemble.json has members []; it must be a list of member folders (strings), at "
      "least one"),

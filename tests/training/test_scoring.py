@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,15 +15,10 @@ from semrel.trainers.models import PairEncoder
 from semrel.trainers.scoring import load_scorer
 from semrel.trainers.scoring.base import cosine
 from semrel.trainers.scoring.cache import UnitCache
-from trainer_fixtures import model_kinds, saved_runs, toy_pairs
+from trainer_fixtures import saved_runs, toy_pairs
 
 TOY = toy_pairs()
 S1, S2 = TOY["sentence1"][:40], TOY["sentence2"][:40]
-
-
-@pytest.fixture(scope="module")
-def kinds(tmp_path_factory):
-    return model_kinds(tmp_path_factory.mktemp("kinds"))
 
 
 def test_a_sentence_transformer_scores_the_cosine_of_its_own_embeddings(kinds):
@@ -220,27 +214,6 @@ def test_predict_takes_a_model_semrel_did_not_train(kinds, tmp_path, capsys):
     assert main(["predict", "--dataset", str(folder), "--score-range", "0", "5", "--model",
                  str(kinds["cross-encoder"]), "--output", str(out)]) == 0
     assert len(json.loads(out.read_text())) == 16 and "16 predictions" in capsys.readouterr().out
-
-
-def test_a_model_is_hashed_again_only_when_its_files_change(kinds, tmp_path, monkeypatch):
-    import shutil
-
-    from semrel.dataset_scripts import sources
-    from semrel.trainers.model_ref import content_hash
-    from semrel.trainers.scoring.cache import remembered_hash
-
-    monkeypatch.setattr(sources, "SETTLED_NS", 0)  # files just copied have a signature
-    model = Path(shutil.copytree(kinds["bi-encoder"], tmp_path / "model"))
-    calls = []
-
-    def counted(folder):
-        calls.append(folder)
-        return content_hash(folder)
-
-    first = remembered_hash(tmp_path / "cache", model, counted)
-    assert remembered_hash(tmp_path / "cache", model, counted) == first and len(calls) == 1
-    (model / "config.json").write_text((model / "config.json").read_text() + "\n")
-    assert remembered_hash(tmp_path / "cache", model, counted) != first and len(calls) == 2
 
 
 def test_identical_texts_tie_rather_than_being_ordered_by_rounding_noise(kinds):

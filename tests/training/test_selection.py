@@ -18,12 +18,7 @@ from semrel.trainers.fitting import fit
 from semrel.trainers.prediction import predict
 from semrel.trainers.selection import METRICS, check_metric, dev_split, load_dev, selection_arguments
 from semrel.trainers.trainer import similarity_scores
-from trainer_fixtures import small_args, tiny_encoder, toy_pairs
-
-
-@pytest.fixture(scope="module")
-def encoder(tmp_path_factory):
-    return tiny_encoder(tmp_path_factory.mktemp("tiny-bert"))
+from trainer_fixtures import small_args, toy_pairs
 
 
 @pytest.fixture(scope="module")

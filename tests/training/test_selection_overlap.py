@@ -17,7 +17,7 @@ from semrel.dataset_scripts.pairs import load_pairs
 from semrel.metrics.errors import ParameterError
 from semrel.trainers.run_folder import pair_hashes
 from semrel.trainers.selection import check_selection, chosen_on, dev_split, load_dev, selection_arguments
-from trainer_fixtures import small_args, tiny_encoder, toy_cv, toy_pairs
+from trainer_fixtures import small_args, toy_cv, toy_pairs
 
 TOY = toy_pairs().shuffle(seed=0)
 TRAIN, TEST, NEW = TOY.select(range(64)), TOY.select(range(64, 96)), TOY.select(range(96, 120))
@@ -36,11 +36,6 @@ DEVS = {  # dev split name -> its rows: train pairs (swapped), scored-on test pa
     "test": lambda: datasets.concatenate_datasets([TEST.select(range(3)), TRAIN.select(range(3)),
                                                    NEW.select(range(6))]),
 }
-
-
-@pytest.fixture(scope="module")
-def encoder(tmp_path_factory):
-    return tiny_encoder(tmp_path_factory.mktemp("tiny-bert"))
 
 
 @pytest.fixture(scope="module")

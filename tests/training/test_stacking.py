@@ -188,15 +188,26 @@ def toy_dev(x, y, **where) -> dict:
             "sentence2": list(pairs["sentence2"])}
 
 
-def test_the_char_ridge_feature_is_fit_on_the_members_training_pairs_and_saved(tmp_path, weights,
-                                                                               monkeypatch):
+@pytest.fixture
+def ridge_calls(monkeypatch) -> list[str]:
+    """The data each char-ridge feature is fit on, in order (stacking's fit made the toy one's)."""
     import semrel.trainers.stacking as stacking
 
     calls = []
     monkeypatch.setattr(stacking, "char_ridge_feature", toy_ridge_feature(calls))
-    pairs = toy_pairs().select(range(60))
-    y = np.asarray(pairs["score"], dtype=np.float64)
-    x, _ = toy_members(60, seed=0)
+    return calls
+
+
+def toy_rows(n: int):
+    """(the first ``n`` toy pairs, their scores, two members' toy predictions of them)."""
+    pairs = toy_pairs().select(range(n))
+    return pairs, np.asarray(pairs["score"], dtype=np.float64), toy_members(n, seed=0)[0]
+
+
+def test_the_char_ridge_feature_is_fit_on_the_members_training_pairs_and_saved(tmp_path, weights,
+                                                                               ridge_calls):
+    calls = ridge_calls
+    pairs, y, x = toy_rows(60)
     members = [fake_member(tmp_path / n, weights, "toy/0", toy_dev(x[:, i], y))
                for i, n in enumerate("ab")]
     path = Ensemble.build(members, "ridge", features=("dice", "char-ridge")).save(tmp_path / "ens")
@@ -220,14 +231,11 @@ def test_the_char_ridge_feature_is_fit_on_the_members_training_pairs_and_saved(t
 
 
 def test_on_a_cv_each_fold_s_rows_get_the_ridge_of_that_fold_s_training_pairs(tmp_path, weights,
-                                                                             monkeypatch):
+                                                                             ridge_calls):
     import semrel.trainers.stacking as stacking
 
-    calls = []
-    monkeypatch.setattr(stacking, "char_ridge_feature", toy_ridge_feature(calls))
-    pairs = toy_pairs().select(range(80))
-    y = np.asarray(pairs["score"], dtype=np.float64)
-    x, _ = toy_members(80, seed=0)
+    calls = ridge_calls
+    pairs, y, x = toy_rows(80)
     members = [fake_member(tmp_path / n, weights, "toy/all", None) for n in "ab"]
     cvs = []
     for i, n in enumerate("ab"):

@@ -14,17 +14,7 @@ from semrel.trainers.arguments import PairTrainingArguments
 from semrel.trainers.fitting import eval_split_name, fit
 from semrel.trainers.run_folder.seen import pair_hashes
 from semrel.trainers.selection import load_dev, selection_arguments
-from trainer_fixtures import small_args, split_toy_folders, tiny_encoder
-
-
-@pytest.fixture(scope="module")
-def encoder(tmp_path_factory):
-    return tiny_encoder(tmp_path_factory.mktemp("tiny-bert"))
-
-
-@pytest.fixture(scope="module")
-def folders(tmp_path_factory):
-    return split_toy_folders(tmp_path_factory.mktemp("data"))
+from trainer_fixtures import small_args
 
 
 def test_the_scored_split_is_the_first_not_trained_on_that_has_labels(folders):

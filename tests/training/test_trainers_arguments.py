@@ -9,8 +9,10 @@ from __future__ import annotations
 import ast
 import dataclasses
 import importlib
+import inspect
 import logging
 import pkgutil
+from unittest import mock
 
 import datasets
 import numpy as np
@@ -198,6 +200,30 @@ def test_every_dataloader_argument_reaches_the_dataloader(encoder_path, tmp_path
     assert len(loader) == len(data) // 6  # drop_last: the partial batch is dropped
 
 
+# transformers' Trainer takes a sampler only through these private methods (its public
+# get_*_dataloader take none): (hook PairTrainer overrides, its parameters, a public caller)
+SAMPLER_HOOKS = [("_get_train_sampler", ["self", "train_dataset"], "get_train_dataloader"),
+                 ("_get_eval_sampler", ["self", "eval_dataset"], "get_eval_dataloader"),
+                 ("_get_eval_sampler", ["self", "eval_dataset"], "get_test_dataloader")]
+
+
+@pytest.mark.parametrize("hook, parameters, caller", SAMPLER_HOOKS,
+                         ids=[caller for *_, caller in SAMPLER_HOOKS])
+def test_the_private_sampler_hooks_are_transformers_own(encoder_path, tmp_path, hook, parameters, caller):
+    """A transformers upgrade that renames a hook, changes its parameters or stops calling it
+    fails here by name, not as batches that are quietly the Trainer's own."""
+    where = f"transformers {transformers.__version__} changed Trainer.{hook}, which PairTrainer overrides"
+    assert list(inspect.signature(getattr(transformers.Trainer, hook, None) or (lambda: None)
+                                  ).parameters) == parameters, where
+    data = prepare_pairs(toy_pairs(), (0.0, 1.0), where="toy")
+    trainer = PairTrainer(build_model("bi", encoder_path), PairTrainingArguments(str(tmp_path)),
+                          train_dataset=data, eval_dataset=data)
+    with mock.patch.object(PairTrainer, hook, autospec=True,
+                           side_effect=getattr(PairTrainer, hook)) as spy:
+        getattr(trainer, caller)(*[data] * (caller == "get_test_dataloader"))
+    assert spy.call_count == 1, f"{where}: Trainer.{caller} no longer calls it"
+
+
 def test_the_dataloader_cuts_the_row_order_into_the_group_batches():
     groups = np.arange(46).reshape(-1, 2)
     lengths = np.random.default_rng(0).integers(1, 40, size=len(groups))
@@ -255,7 +281,7 @@ def test_epoch_lines_go_through_logging(caplog):
 
 def test_library_modules_do_not_print():
     for path in (REPO / "trainers").glob("*.py"):
-        if path.name == "cli.py":  # the command's result tables
+        if path.name.startswith("cli"):  # the commands' result tables
             continue
         calls = [n for n in ast.walk(ast.parse(path.read_text()))
                  if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "print"]
@@ -264,7 +290,7 @@ def test_library_modules_do_not_print():
 
 def test_library_modules_import_no_cli_module():
     for path in (REPO / "trainers").glob("*.py"):
-        if path.name in ("cli.py", "cli_flags.py"):  # the commands themselves
+        if path.name.startswith("cli"):  # the commands themselves
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):

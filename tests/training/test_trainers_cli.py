@@ -15,7 +15,7 @@ from semrel.dataset_scripts import pretrained
 from semrel.dataset_scripts.errors import DataValidationError
 from semrel.dataset_scripts.pretrained import known_base_model, minilm_path
 from semrel.trainers.models import PairEncoder
-from trainer_fixtures import tiny_encoder, toy_conditional_pairs
+from trainer_fixtures import toy_conditional_pairs
 
 
 def run_argv(argv: list[str]) -> None:
@@ -26,11 +26,6 @@ def run_argv(argv: list[str]) -> None:
 
 
 STR_SOURCES = ["Formality", "Goodreads", "ParaNMT", "SNLI", "STS", "Stance", "Wikipedia"]
-
-
-@pytest.fixture(scope="module")
-def encoder(tmp_path_factory):
-    return tiny_encoder(tmp_path_factory.mktemp("tiny-bert"))
 
 
 @pytest.mark.slow

@@ -144,6 +144,13 @@ PREDICT_FAULTS = {**RUN_FAULTS,  # predict takes any model: a folder is read by 
                   "missing": BASE_FAULTS["missing"],
                   "empty": "is an empty folder, not a model folder"}
 
+CV_DIR_FAULTS = [  # (case, the two --cv-dir of an ensemble, the one line after "semrel ensemble: error: ")
+    ("missing", ("{cv}", "{tmp}/nope"), "--cv-dir {tmp}/nope: no such CV folder"),
+    ("empty", ("{cv-empty}", "{cv}"), "--cv-dir {cv-empty}: is an empty folder, not a CV folder"),
+    ("a file", ("{file}", "{cv}"), "--cv-dir {file}: is a file, not a CV folder"),
+    ("corrupt fold", ("{cv}", "{cv-corrupt}"), "--cv-dir {cv-corrupt}: cv-fold-1/eval_predictions.json is not "
+     "valid JSON (truncated or corrupt: Unterminated string starting at, line 1 column 17)"),
+]
 CASES = [  # (case id, argv, the one line on stderr after "semrel COMMAND: error: ")
     *[(f"fit --model {f}", [*FIT, "--model", f"{{base-{f}}}", "--output", "{tmp}/o"],
        f"--model {{base-{f}}}: {m}") for f, m in BASE_FAULTS.items()],
@@ -178,19 +185,8 @@ CASES = [  # (case id, argv, the one line on stderr after "semrel COMMAND: error
                                            "{tmp}/e"],
      "the rows of {data}/test are not the ones {run} scored (pair ids differ): the data changed "
      "since the run"),
-    ("ensemble --cv-dir missing", [*ENSEMBLE, "--member", "{run2}", "--cv-dir", "{cv}",
-                                   "--cv-dir", "{tmp}/nope", "--output", "{tmp}/e"],
-     "--cv-dir {tmp}/nope: no such CV folder"),
-    ("ensemble --cv-dir empty", [*ENSEMBLE, "--member", "{run2}", "--cv-dir", "{cv-empty}",
-                                 "--cv-dir", "{cv}", "--output", "{tmp}/e"],
-     "--cv-dir {cv-empty}: is an empty folder, not a CV folder"),
-    ("ensemble --cv-dir a file", [*ENSEMBLE, "--member", "{run2}", "--cv-dir", "{file}",
-                                  "--cv-dir", "{cv}", "--output", "{tmp}/e"],
-     "--cv-dir {file}: is a file, not a CV folder"),
-    ("ensemble --cv-dir corrupt fold", [*ENSEMBLE, "--member", "{run2}", "--cv-dir", "{cv}",
-                                        "--cv-dir", "{cv-corrupt}", "--output", "{tmp}/e"],
-     "--cv-dir {cv-corrupt}: cv-fold-1/eval_predictions.json is not valid JSON (truncated or corrupt: "
-     "Unterminated string starting at, line 1 column 17)"),
+    *[(f"ensemble --cv-dir {case}", [*ENSEMBLE, "--member", "{run2}", "--cv-dir", first, "--cv-dir", second,
+                                      "--output", "{tmp}/e"], said) for case, (first, second), said in CV_DIR_FAULTS],
     # outputs: a folder where a file is written, a file where a folder is, a file as parent,
     # a read-only place (nothing can be created in /sys, not even by root)
     ("predict --output a folder", [*PREDICT, "--model", "{run}", "--output", "{tmp}"],

@@ -11,10 +11,10 @@ import torch
 from semrel.metrics.errors import ParameterError
 from semrel.trainers.arguments import PairTrainingArguments
 from semrel.trainers.data import PairCollator, condition_groups, prepare_pairs
-from semrel.trainers.losses import build_loss
+from semrel.trainers.losses import LOSSES, PairCoSENTLoss, PairLoss, QuadrupletLoss, build_loss
 from semrel.trainers.models import PairEncoder, build_model
 from semrel.trainers.trainer import PairTrainer
-from trainer_fixtures import tiny_encoder, toy_conditional_pairs, toy_pairs
+from trainer_fixtures import small_args, tiny_encoder, toy_conditional_pairs, toy_pairs
 
 CASES = [  # (encoder, options, objective, toy set)
     ("cross", {}, "mse", "plain"),
@@ -203,6 +203,60 @@ def test_trainer_optimises_the_chosen_objective(encoder_path, toy, tmp_path, obj
     assert got == pytest.approx(expected, rel=1e-6)
     if objective != "mse":  # and it is not the MSE
         assert got != pytest.approx(build_loss("mse")(out.scores, labels).item(), rel=1e-3)
+
+
+class ToyL1Loss(PairLoss):
+    """``mean(|s − y|)``: a loss no table names, given straight to PairTrainer; counts its calls."""
+
+    name = "toy-l1"
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def forward(self, scores, labels, embeddings1=None, embeddings2=None):
+        self.calls += 1
+        return (scores.float() - labels.float()).abs().mean()
+
+
+@pytest.mark.parametrize("loss, expected", [
+    (ToyL1Loss(), lambda s, y: (s - y).abs().mean()),
+    (PairCoSENTLoss(scale=5.0), lambda s, y: PairCoSENTLoss(scale=5.0)(s, y)),  # not the table's scale 20
+])
+def test_the_trainer_delegates_to_the_loss_it_is_given(encoder_path, toy, tmp_path, loss, expected):
+    model = build_model("bi", encoder_path)
+    trainer = PairTrainer(model, PairTrainingArguments(str(tmp_path), per_device_train_batch_size=8),
+                          loss=loss, train_dataset=toy["plain"])
+    batch = next(iter(trainer.get_train_dataloader()))
+    model.train()
+    got = trainer.compute_loss(model, dict(batch)).item()
+    labels = batch.pop("labels")
+    assert got == pytest.approx(expected(model(**batch).scores.float(), labels.float()).item(), rel=1e-6)
+    mse = build_loss("mse")(model(**batch).scores, labels).item()  # args.objective's loss
+    assert got != pytest.approx(mse, rel=1e-3)
+
+
+@pytest.mark.parametrize("encoder, loss, error, message", [
+    ("cross", QuadrupletLoss(), ParameterError, "loss='quad': needs a bi- or tri-encoder (one vector per "
+                                                "sentence); a cross-encoder has none"),
+    ("bi", torch.nn.MSELoss(), TypeError, "PairTrainer's loss must be a PairLoss (semrel.trainers.losses), "
+                                          "got MSELoss"),
+])
+def test_a_loss_the_model_cannot_train_is_refused(encoder_path, tmp_path, encoder, loss, error, message):
+    with pytest.raises(error) as caught:
+        PairTrainer(build_model(encoder, encoder_path), PairTrainingArguments(str(tmp_path), encoder=encoder),
+                    loss=loss)
+    assert str(caught.value) == message
+
+
+@pytest.mark.slow  # trains two steps
+def test_a_new_loss_trains_without_a_table_entry(encoder_path, toy, tmp_path):
+    loss = ToyL1Loss()
+    model = build_model("bi", encoder_path)
+    PairTrainer(model, small_args(tmp_path, train_sampling_strategy="random"), loss=loss,
+                train_dataset=toy["plain"]).train()
+    assert "toy-l1" not in LOSSES and loss.calls == 2  # one call per training step
+    assert model.card_facts.options["objective"] == "toy-l1"  # the card names the loss it trained with
 
 
 def test_length_grouped_training_batches_pad_less(encoder_path, tmp_path):

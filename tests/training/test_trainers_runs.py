@@ -24,16 +24,11 @@ from semrel.trainers.arguments import PairTrainingArguments
 from semrel.trainers.fitting import fit
 from semrel.trainers.prediction import predict
 from semrel.trainers.run_folder import last_complete_checkpoint
-from trainer_fixtures import small_args, tiny_encoder, toy_conditional_pairs, toy_pairs
+from trainer_fixtures import small_args, toy_conditional_pairs, toy_pairs
 from trainer_fixtures import toy_folder as save_toy_folder
 
 ENV = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1",
        "TOKENIZERS_PARALLELISM": "false"}
-
-
-@pytest.fixture(scope="module")
-def encoder(tmp_path_factory):
-    return tiny_encoder(tmp_path_factory.mktemp("tiny-bert"))
 
 
 @pytest.fixture(scope="module")

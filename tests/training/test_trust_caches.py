@@ -90,11 +90,17 @@ def _touch(model: Path, other: Path) -> None:
     os.utime(model / WEIGHTS, ns=(0, 10**18))
 
 
-HASH_CASES = [  # (case, change between two hashes, hashed again, the hash's model after it)
+def _grow_config(model: Path, other: Path) -> None:
+    """config.json one line longer (its size and mtime change)."""
+    (model / "config.json").write_text((model / "config.json").read_text() + "\n")
+
+
+HASH_CASES = [  # (case, change between two hashes, hashed again, the hash's model after it: None, a new one)
     ("unchanged", lambda model, other: None, False, "a"),
     ("weights rewritten, same size, mtime set back", _rewrite, True, "b"),
     ("weights replaced by another file, same size, mtime set back", _replace, True, "b"),
     ("weights touched", _touch, True, "a"),
+    ("config.json grows", _grow_config, True, None),
 ]
 
 
@@ -111,7 +117,8 @@ def test_a_model_is_hashed_again_whenever_a_file_changed(models, tmp_path, settl
     first = remembered_hash(tmp_path / "cache", model, counted)
     assert remembered_hash(tmp_path / "cache", model, counted) == first and len(calls) == 1
     change(model, found["b"])
-    assert remembered_hash(tmp_path / "cache", model, counted) == content_hash(found[owner])
+    got = remembered_hash(tmp_path / "cache", model, counted)
+    assert got == (content_hash(found[owner]) if owner else content_hash(model)) and (owner or got != first)
     assert len(calls) == 1 + again
 
 

@@ -21,7 +21,7 @@ from semrel.publishing.guard import local_path_regex
 from semrel.trainers.benchmark.names import hide, public_names
 from semrel.trainers.benchmark.report import CARD_HEADING
 from semrel.trainers.fitting import fit
-from trainer_fixtures import model_kinds, saved_runs, small_args, split_toy_folders, tiny_encoder
+from trainer_fixtures import model_kinds, saved_runs, small_args
 
 # ---- the names a benchmark gives its models -------------------------------------------------
 
@@ -104,16 +104,6 @@ def test_the_files_name_each_model_by_its_name(benchmarked):
 
 
 # ---- a --train-splits run's card: every line names the same splits ---------------------------
-
-@pytest.fixture(scope="module")
-def encoder(tmp_path_factory):
-    return tiny_encoder(tmp_path_factory.mktemp("tiny-bert"))
-
-
-@pytest.fixture(scope="module")
-def folders(tmp_path_factory):
-    return split_toy_folders(tmp_path_factory.mktemp("data"))
-
 
 SPLITS = [  # (train_splits, data folder, the "Trained with" line, the data line, the metrics' first line)
     ("train", "labelled", "on the `train` split", "train pairs: 64, the split(s) `train`; evaluation split: "

@@ -23,7 +23,7 @@ from semrel.trainers.run_folder import pair_hashes, seen_pairs, seen_part, write
 from semrel.trainers.run_folder.seen import PAIR_HASH, PAIR_HASH_V1
 from semrel.trainers.scoring import load_scorer
 from semrel.trainers.selection import check_selection, dev_split, load_dev, selection_arguments
-from trainer_fixtures import model_kinds, saved_runs, small_args, toy_conditional_pairs, toy_pairs
+from trainer_fixtures import saved_runs, small_args, toy_conditional_pairs, toy_pairs
 
 QUIET = {"n_resamples": 200, "log": lambda line: None}
 TRAINS_ON = ("which this run trains on (train_splits={t}): a checkpoint chosen on training pairs is "
@@ -32,11 +32,6 @@ SCORED_ON = ("the split this run is scored on (reported as held out): a checkpoi
              "that figure optimistic; choose on other pairs (--eval-dataset, --eval-config, --eval-split)")
 UNRECORDED = "trained on {d}, whose pairs the run did not record (written before seen_pairs.json)"
 UNTOLD = ": which of these it saw cannot be told"
-
-
-@pytest.fixture(scope="module")
-def kinds(tmp_path_factory):
-    return model_kinds(tmp_path_factory.mktemp("kinds"))
 
 
 @pytest.fixture(scope="module")

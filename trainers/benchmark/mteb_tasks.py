@@ -1,12 +1,12 @@
 """The benchmark sets as MTEB STS tasks (the ``mteb`` extra), so MTEB scores what
 ``semrel benchmark`` scores: :func:`mteb_tasks` gives one local ``AbsTaskSTS`` per loaded,
 unconditional set of :func:`~semrel.dataset_scripts.benchmark_sets.select_sets` (the same rows;
-``load_data`` sets them, no Hub), its ``TaskMetadata`` read from the dataset's spec.
+``load_data`` sets them, no Hub), its ``TaskMetadata`` read from the dataset's spec (its
+:class:`~semrel.dataset_scripts.spec.MtebFacts`, licence, citation, homepage).
 
     import mteb
     from sentence_transformers import SentenceTransformer
-    results = mteb.evaluate(SentenceTransformer(path), tasks=mteb_tasks(only=["semrel-2024/eng"]),
-                            cache=None)
+    results = mteb.evaluate(SentenceTransformer(path), tasks=mteb_tasks(only=[dataset_id]), cache=None)
 
 MTEB's ``cosine_spearman`` is Spearman's ρ of the cosines against the gold scores, the figure
 ``semrel benchmark`` gives a bi-encoder (its intervals, ceilings and comparisons MTEB has not).
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
 from functools import cache
 
 from semrel.dataset_scripts.benchmark_sets import BenchmarkSet, select_sets
@@ -25,50 +24,15 @@ from semrel.dataset_scripts.registry import REGISTRY
 
 from .run import load_sets
 
-# BCP-47 tag of a benchmark set -> MTEB's ISO 639-3 + ISO 15924 script ("ar": SemRel-2024's
-# arb config, Modern Standard Arabic)
-MTEB_LANGUAGES = {"af": "afr-Latn", "am": "amh-Ethi", "ar": "arb-Arab", "arq": "arq-Arab",
-                  "ary": "ary-Arab", "cs": "ces-Latn", "en": "eng-Latn", "es": "spa-Latn",
-                  "ha": "hau-Latn", "hi": "hin-Deva", "id": "ind-Latn", "mr": "mar-Deva",
-                  "pa": "pan-Guru", "rw": "kin-Latn", "te": "tel-Telu"}
 # a spec's Hub licence id -> MTEB's licence vocabulary ("other": the licence's link, as MTEB
 # takes a custom licence)
 NOT_SPECIFIED = "not specified"
 CONDITIONAL = "conditional pairs: an MTEB STS task has no condition to give the model"
 
 
-@dataclass(frozen=True)
-class TaskFacts:
-    """What MTEB asks of a dataset beyond its spec, in MTEB's vocabulary, from its paper:
-    ``domains``, ``sample_creation`` (how the texts came to be) and ``annotations_creators``
-    (who scored the pairs)."""
-
-    domains: tuple[str, ...]
-    sample_creation: str
-    annotations_creators: str = "human-annotated"
-
-
-FACTS = {
-    # sentences drawn from 7 sources (Formality: Yahoo Answers; Goodreads reviews; ParaNMT; SNLI
-    # captions; STS; Stance: tweets; Wikipedia), crowd-scored by Best-Worst Scaling (Abdalla et al.)
-    "str-2021": TaskFacts(("Written", "Web", "Reviews", "Social", "Encyclopaedic"), "found"),
-    # as MTEB's own SemRel24STS records it (Ousidhoum et al. 2024: native-speaker annotators)
-    "semrel-2024": TaskFacts(("Spoken", "Written"), "created"),
-    # paraphrase and style-transfer pairs (English Bibles, Paralex, Paraphrase, GYAFC, Yelp
-    # reviews) and random pairs of them, scored by Mechanical Turk workers (Solomon et al. 2021)
-    "crowd-sts": TaskFacts(("Religious", "Web", "Reviews", "Written"), "found"),
-    # sentences of Czech news articles scored by students under journalists (Sido et al. 2021)
-    "czech-news-sts": TaskFacts(("News", "Written"), "found"),
-    # Flickr30k/COCO caption pairs with conditions written by annotators (Deshpande et al. 2023);
-    # left out as conditional, listed so every benchmarked dataset has its facts
-    "c-sts": TaskFacts(("Written",), "created"),
-}
-
-
 def task_name(bset: BenchmarkSet) -> str:
-    """``Semrel`` and the set's name in CamelCase: ``semrel-2024/eng/validation`` ->
-    ``SemrelSemrel2024EngValidation``; ``str-2021/default/train/SNLI`` ->
-    ``SemrelStr2021DefaultTrainSNLI``."""
+    """``Semrel`` and the set's name in CamelCase: ``my-sts-2025/en/test/News`` ->
+    ``SemrelMySts2025EnTestNews``."""
     return "Semrel" + "".join(part[:1].upper() + part[1:] for part in re.split(r"[^0-9A-Za-z]+", bset.name))
 
 
@@ -86,11 +50,12 @@ def mteb_licence(dataset: str) -> str:
 
 
 def task_metadata(bset: BenchmarkSet, n: int):
-    """The ``TaskMetadata`` of ``bset`` (``n`` pairs), from its dataset's spec and
-    :data:`FACTS`; mteb validates it on construction."""
+    """The ``TaskMetadata`` of ``bset`` (``n`` pairs), from its dataset's spec; mteb validates it
+    on construction."""
     from mteb.abstasks.task_metadata import TaskMetadata
 
-    spec, facts = REGISTRY[bset.dataset], FACTS[bset.dataset]
+    spec = REGISTRY[bset.dataset]
+    facts = spec.benchmark.mteb
     lo, hi = bset.score_range
     return TaskMetadata(
         name=task_name(bset),
@@ -99,7 +64,7 @@ def task_metadata(bset: BenchmarkSet, n: int):
         reference=spec.homepage,
         dataset={"path": f"semrel/{bset.name}", "revision": "local"},  # rows set by load_data
         type="STS", category="t2t", modalities=["text"],
-        eval_splits=[bset.split], eval_langs=[MTEB_LANGUAGES[tag] for tag in bset.languages],
+        eval_splits=[bset.split], eval_langs=facts.eval_langs(bset.languages),
         main_score="cosine_spearman",
         domains=list(facts.domains), task_subtypes=[], license=mteb_licence(bset.dataset),
         annotations_creators=facts.annotations_creators, dialect=[],
@@ -143,14 +108,15 @@ def mteb_task(bset: BenchmarkSet, rows):
 
 def mteb_tasks(*, only=None, mirror=None, cache_dir=None, log=None) -> list:
     """One MTEB STS task per benchmark set (``only`` as ``semrel benchmark --only`` takes it)
-    that loads and has no conditions; each set left out is said to ``log`` (default: standard
-    error) with why (no labels, no user data, conditional)."""
+    that loads and has no conditions (declared by its spec, or a ``condition`` column); each set
+    left out is said to ``log`` (default: standard error) with why (no labels, no user data,
+    conditional)."""
     log = log or (lambda line: print(line, file=sys.stderr))
     tasks = []
     for entry in load_sets(select_sets(only, mirror=mirror, cache_dir=cache_dir), mirror=mirror):
         if entry.rows is None:
             log(f"{entry.bset.name}: left out ({entry.status}: {entry.reason})")
-        elif "condition" in entry.rows.column_names:
+        elif entry.bset.conditional or "condition" in entry.rows.column_names:
             log(f"{entry.bset.name}: left out ({CONDITIONAL})")
         else:
             tasks.append(mteb_task(entry.bset, entry.rows))

@@ -22,9 +22,8 @@ from semrel.dataset_scripts.benchmark_sets import BenchmarkSet
 from semrel.dataset_scripts.registry import registered_id
 from semrel.metrics.errors import DataValidationError, ParameterError
 
+from ..kinds import get
 from ..run_folder import pair_hashes, run_data, seen_pairs
-
-RUN_KINDS = ("semrel", "ensemble")  # kinds whose folder is a run (or a run's members)
 
 
 @dataclass(frozen=True)
@@ -41,17 +40,17 @@ class Seen:
 
 
 def seen_by(scorer) -> Seen:
-    """What the model behind ``scorer`` saw (see module docstring)."""
-    if scorer.kind == "ensemble":
-        folders, ensemble = [m.path for m in scorer.members], scorer.ensemble
-    else:
-        folders, ensemble = [scorer.path], None
-    pairs, unrecorded, known = {}, [], scorer.kind in RUN_KINDS
+    """What the model behind ``scorer`` saw, in the folders its kind names
+    (:meth:`~trainers.kinds.base.ModelKind.seen_folders`: an ensemble's members; see module
+    docstring)."""
+    kind = get(scorer.kind)
+    folders, ensemble = kind.seen_folders(scorer), getattr(scorer, "ensemble", None)
+    pairs, unrecorded, known = {}, [], kind.records_training
     for folder in folders:
         parts = seen_pairs(Path(folder))
         if parts is None:
             data = run_data(Path(folder))
-            if data is not None or scorer.kind in RUN_KINDS:
+            if data is not None or kind.records_training:
                 unrecorded.append(data or str(folder))
                 known = True
             continue

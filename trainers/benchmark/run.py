@@ -13,7 +13,6 @@ together (:func:`semrel.metrics.multiple_testing.holm`), so "better on some set"
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import sys
 import time
@@ -81,7 +80,8 @@ class LoadedSet:
 class BenchmarkResult:
     """Every model, set, cell and comparison of one run; ``correction``: the multiple-comparison
     correction, in words; ``names``, ``hidden``: each model's name and what replaces a path of
-    this machine in a reason (:func:`.names.public_names`), which :meth:`public` applies."""
+    this machine in a reason (:func:`.names.public_names`), which :meth:`public` applies;
+    ``written``: the files :func:`~.api.benchmark` wrote."""
 
     models: list[dict]
     sets: list[LoadedSet]
@@ -90,6 +90,7 @@ class BenchmarkResult:
     correction: str = CORRECTION
     names: dict[str, str] = field(default_factory=dict)
     hidden: dict[str, str] = field(default_factory=dict)
+    written: list = field(default_factory=list)
 
     def cell(self, model: str, set_name: str) -> Cell:
         return next(c for c in self.cells if c.model == model and c.set == set_name)
@@ -139,12 +140,8 @@ def load_sets(sets: list[BenchmarkSet], *, mirror=None) -> list[LoadedSet]:
 
 
 def ceiling_of(bset: BenchmarkSet, mirror=None) -> HumanCeiling:
-    """The set's human ceiling; a subset's where :func:`human_ceiling` takes ``subset``."""
-    if bset.subset is not None:
-        if "subset" not in inspect.signature(human_ceiling).parameters:
-            return HumanCeiling(None, note="not available for a subset")
-        return human_ceiling(bset.dataset, bset.config, bset.split, mirror=mirror, subset=bset.subset)
-    return human_ceiling(bset.dataset, bset.config, bset.split, mirror=mirror)
+    """The set's human ceiling (a subset's where it has one)."""
+    return human_ceiling(bset.dataset, bset.config, bset.split, mirror=mirror, subset=bset.subset)
 
 
 def run_benchmark(scorers: list, sets: list[LoadedSet], *, n_resamples: int = 1000,

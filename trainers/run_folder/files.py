@@ -10,7 +10,7 @@ renamed in, so a failure leaves the previous file or none). Standard library onl
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from semrel.metrics.errors import ParameterError
 from semrel.metrics.output_files import write_whole
@@ -50,6 +50,10 @@ WEIGHT_FILES = ("*.safetensors", "*.bin", "*.pt", "*.pth", "*.onnx")  # patterns
 # an ensemble folder
 ENSEMBLE = "semrel_ensemble.json"  # method, members, weights / stack / references
 MEMBERS = "members"  # copies of the member run folders
+# what a model repo needs, by file name (anything else in a folder stays local)
+TRANSFORMER_FILES = (CONFIG, SAFETENSORS, SAFETENSORS_INDEX, TORCH_WEIGHTS)  # + the shards the index names
+MODULE_FILES = (CONFIG, SAFETENSORS)  # in each module folder modules.json names (1_Pooling/, ...)
+SEMREL_FILES = (ENCODER_CONFIG, HEAD, CARD, METRICS)
 
 
 def read_json_object(file: Path, parameter: str, value, name: str | None = None) -> dict:
@@ -181,13 +185,45 @@ def write_ensemble(folder: Path, raw: dict) -> Path:
     return write_json(Path(folder) / ENSEMBLE, raw, "path", indent=1)
 
 
-def _tolerant(file: Path) -> dict | None:
-    """The JSON object in ``file`` (:func:`read_json_object`), or None where there is none
-    (missing, unreadable, corrupt: the publishing guards report those)."""
+def read_tolerant(file: Path, kind: type = dict):
+    """The JSON value of type ``kind`` in ``file``, or None where there is none (missing,
+    unreadable, corrupt, another type: the publishing guards report those)."""
     try:
-        return read_json_object(file, "path", str(file))
-    except (OSError, ParameterError):
+        raw = json.loads(Path(file).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return None
+    return raw if isinstance(raw, kind) else None
+
+
+def inside(name) -> str | None:
+    """``name`` as a relative POSIX path inside a folder, or None (absolute, ``..``, not text)."""
+    if not isinstance(name, str) or not name or "\\" in name:
+        return None
+    path = PurePosixPath(name)
+    return None if path.is_absolute() or ".." in path.parts else path.as_posix()
+
+
+def members_inside(folder: Path) -> list[str]:
+    """The members an ensemble folder's ``semrel_ensemble.json`` names inside it (copied
+    folders), read by :func:`read_tolerant`."""
+    members = (read_tolerant(Path(folder) / ENSEMBLE) or {}).get("members")
+    return [m for m in map(inside, members if isinstance(members, list) else []) if m]
+
+
+def model_repo_files(folder: Path) -> list[str]:
+    """The files of one model folder that a model repo needs (relative POSIX paths): those of
+    :data:`TRANSFORMER_FILES` (and the weight shards its index names), :data:`TOKENIZER`,
+    :data:`SENTENCE_TRANSFORMERS` (and :data:`MODULE_FILES` of each module folder modules.json
+    names) and :data:`SEMREL_FILES` that it holds."""
+    folder = Path(folder)
+    index = read_tolerant(folder / SAFETENSORS_INDEX) or {}
+    shards = index.get("weight_map") if isinstance(index.get("weight_map"), dict) else {}
+    modules = read_tolerant(folder / ST_MODULES, list) or []
+    module_dirs = [d for m in modules if isinstance(m, dict) and (d := inside(m.get("path")))]
+    names = [*TRANSFORMER_FILES, *filter(None, map(inside, shards.values())), *TOKENIZER,
+             *SENTENCE_TRANSFORMERS, *(f"{d}/{f}" for d in module_dirs for f in MODULE_FILES),
+             *SEMREL_FILES]
+    return sorted(n for n in set(names) if (folder / n).is_file())
 
 
 def run_data(folder: Path) -> str | None:
@@ -195,7 +231,7 @@ def run_data(folder: Path) -> str | None:
     ``"<id>/<config>"``, a Hub id or a folder), else its ``eval_predictions.json``'s; None
     where neither says."""
     for name in (METRICS, PREDICTIONS):
-        data = (_tolerant(Path(folder) / name) or {}).get("data")
+        data = (read_tolerant(Path(folder) / name) or {}).get("data")
         if isinstance(data, str) and data:
             return data
     return None

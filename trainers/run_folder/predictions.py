@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .files import PREDICTIONS, read_checked, write_json
+from .files import PREDICTIONS, SELECTION, read_checked, read_tolerant, write_json
 from .schema import PREDICTIONS_SCHEMA
 
 if TYPE_CHECKING:
@@ -62,6 +62,15 @@ def read_predictions(folder, name: str = PREDICTIONS, parameter: str = "path", v
     schema (errors name the file as ``shown``, default ``name``)."""
     return read_checked(Path(folder) / name, PREDICTIONS_SCHEMA, parameter,
                         str(folder) if value is None else value, shown or name)
+
+
+def recorded_predictions(folder) -> list[dict]:
+    """The record of every predictions file below ``folder`` (``eval_predictions.json``, then
+    ``selection_predictions.json``; an ensemble's members' too), as far as each is a JSON object
+    (:func:`~.files.read_tolerant`; an empty record for a damaged one): unchecked, for the
+    publishing guards, which look at the data it names, its labels and its texts."""
+    return [read_tolerant(file) or {} for name in (PREDICTIONS, SELECTION)
+            for file in sorted(Path(folder).rglob(name))]
 
 
 def load_run(path: str | os.PathLike, name: str = PREDICTIONS) -> RunPredictions:

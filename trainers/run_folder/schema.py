@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..kinds import kinds
 from ..options import (
     CV_FAMILIES,
     ENCODER_KINDS,
     ENSEMBLE_METHODS,
-    MODEL_KINDS,
     OPTIONS,
     POOLINGS,
     STACK_FEATURES,
@@ -200,8 +200,16 @@ FIGURE = nullable(NUMBER)
 FIGURES = mapping(FIGURE, "an object of figures (numbers or null)")
 INTERVAL = nullable(list_of(NUMBER, "two numbers [low, high]", length=2))
 
+
+def model_kind(member: bool = False) -> Rule:  # a name of trainers.kinds (member: one a member may be)
+    def fault(v, where):
+        known = [name for name, kind in kinds().items() if not member or kind.member_words]
+        return None if isinstance(v, str) and v in known else _wrong(v, where, f"one of {', '.join(known)}")
+    return Rule("one of the model kinds", fault)
+
+
 # metrics.json's start_model: trainers.model_ref.ModelRef.record (Hub id and commit of a Hub model)
-START_MODEL_SCHEMA = Schema({"spec": STRING, "kind": one_of(MODEL_KINDS), "hub_id": nullable(STRING),
+START_MODEL_SCHEMA = Schema({"spec": STRING, "kind": model_kind(), "hub_id": nullable(STRING),
                              "revision": nullable(STRING)}, required=("spec", "kind"))
 
 # metrics.json: trainers.fitting.FitResult as a record; data and score_range are what readers use
@@ -359,9 +367,8 @@ def _member_source(record: dict, where: str) -> Fault:
 # a member semrel did not train (trainers.ensemble.Ensemble.models): the model argument given, its
 # kind, and its source: a packaged name or a Hub model at a commit (the member entry names it, resolved
 # again on loading) or a folder (the member entry is its copy in the ensemble folder)
-_MEMBER_MODEL = Schema({"spec": STRING, "kind": one_of(tuple(k for k in MODEL_KINDS if k != "ensemble")),
-                        "source": one_of(MEMBER_SOURCES), "hub_id": nullable(STRING),
-                        "revision": nullable(STRING)},
+_MEMBER_MODEL = Schema({"spec": STRING, "kind": model_kind(member=True), "source": one_of(MEMBER_SOURCES),
+                        "hub_id": nullable(STRING), "revision": nullable(STRING)},
                        required=("spec", "kind", "source"), says="an object (spec, kind, source)",
                        check=_member_source)
 

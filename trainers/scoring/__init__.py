@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..model_ref import ModelRef, resolve_model_ref
 from .base import EncoderScorer, Scorer, Scores
 from .cache import UnitCache, default_cache_dir
-from .loader import DEFAULT, check_model_folder, keyed, model_scorer
+from .loader import DEFAULT, check_model_folder, model_scorer
 
 __all__ = ["DEFAULT", "EncoderScorer", "Scorer", "Scores", "UnitCache", "check_model_folder",
            "default_cache_dir", "load_scorer"]
@@ -31,19 +31,9 @@ def load_scorer(model: str | ModelRef, *, kind: str | None = None, max_length: i
     """The scorer of ``model`` (a model argument or a resolved :class:`ModelRef`; ``kind``
     overrides the detected kind). ``max_length``: tokens per unit (default: the model's own);
     ``cache_dir``: where computed units are kept (None: in memory only); the folder is checked
-    whole before it is loaded, a fault a ParameterError on ``parameter``. An ensemble's members
-    are scored by their own scorers (:func:`~.loader.model_scorer`, each with its cache)."""
+    whole before it is loaded, a fault a ParameterError on ``parameter``; the scorer is made by
+    the model's kind (:func:`~.loader.model_scorer`; an ensemble's members each have their own
+    scorer and cache)."""
     ref = model if isinstance(model, ModelRef) else resolve_model_ref(model, kind=kind, parameter=parameter)
-    options = {"batch_size": batch_size, "progress": progress, "max_length": max_length,
-               "device": device}
-    if ref.kind != "ensemble":
-        return model_scorer(ref, parameter=parameter, cache_dir=cache_dir, **options)
-    from ..ensemble import Ensemble
-    from .ensemble import EnsembleScorer
-
-    check_model_folder(ref, parameter)
-    ensemble = Ensemble.load(ref.path)
-    members = [model_scorer(member, parameter=parameter, cache_dir=cache_dir, **options)
-               for member in ensemble.refs]
-    return keyed(EnsembleScorer(ref.spec, ref.path, ensemble=ensemble, members=members, **options),
-                 ref, cache_dir)
+    return model_scorer(ref, parameter=parameter, cache_dir=cache_dir, batch_size=batch_size,
+                        progress=progress, max_length=max_length, device=device)

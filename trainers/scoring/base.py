@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
 
 import numpy as np
 
@@ -60,14 +59,14 @@ class Scorer:
     and counted in tokens (:meth:`lengths`), and how a pair's score follows from its units'
     values (:meth:`combine`).
 
-    ``spec``: the model argument as given; ``path``: its folder; ``kind``: the
-    :data:`~trainers.model_ref.KINDS` entry; ``key``: the cache key (content hash + settings,
-    set by :func:`~.load_scorer`); ``conditional``: it takes a condition (and needs one).
+    ``spec``: the model argument as given; ``path``: its folder; ``kind``: the name of its
+    kind (:mod:`~trainers.kinds`) and ``key``: the cache key (content hash + settings), both
+    set by :func:`~.loader.model_scorer`; ``conditional``: it takes a condition (and needs one).
     The model is loaded on the first unit that must be computed: a run that finds every unit
     in the cache loads nothing, and reads what the model is (:attr:`facts`: its ``max_length``,
     its ``scale``) from the cache, where the first load wrote it."""
 
-    kind: ClassVar[str] = ""
+    kind: str = ""
 
     def __init__(self, spec: str, path: Path, *, max_length: int | None = None, device: str | None = None,
                  batch_size: int = 64, progress: bool = False):

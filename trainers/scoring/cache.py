@@ -75,6 +75,17 @@ def checked_folder(folder=None, parameter: str = "cache_dir") -> Path:
                              "else ~/.cache/semrel/scores)") from None
 
 
+def checked_caches(cache_dir=None, score_cache=True) -> Path | None:
+    """``cache_dir`` (the datasets cache) and ``score_cache`` (:func:`checked_folder` of a folder or,
+    True, the default; False: none) as folders to write into; the score cache's folder, or None."""
+    from ..run_folder import check_output_folder
+
+    if cache_dir is not None:
+        check_output_folder(cache_dir, "cache_dir")
+    return None if score_cache is False else checked_folder(None if score_cache is True else score_cache,
+                                                            "score_cache")
+
+
 def unit_key(parts: tuple[str, ...]) -> bytes:
     """sha256 of a unit's texts (one sentence; a sentence and its condition; a pair), as the
     JSON list of its parts, so no two different units share a key."""

@@ -24,8 +24,6 @@ class _PairScorer(Scorer):
 class CrossEncoderScorer(_PairScorer):
     """A sentence-transformers ``CrossEncoder`` (see module docstring)."""
 
-    kind = "cross-encoder"
-
     def load(self):
         from sentence_transformers import CrossEncoder
 
@@ -49,8 +47,6 @@ class CrossEncoderScorer(_PairScorer):
 
 class SemrelCrossScorer(_PairScorer):
     """A cross-encoder saved by ``semrel fit`` (see module docstring)."""
-
-    kind = "semrel"
 
     def __init__(self, spec, path, **options):
         super().__init__(spec, path, **options)

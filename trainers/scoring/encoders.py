@@ -34,8 +34,6 @@ def token_counts(tokenizer, first: list[str], second: list[str] | None = None) -
 class SentenceTransformerScorer(EncoderScorer):
     """A sentence-transformers bi-encoder (see module docstring)."""
 
-    kind = "bi-encoder"
-
     def load(self):
         from sentence_transformers import SentenceTransformer
 
@@ -69,8 +67,6 @@ class _TorchEncoder(EncoderScorer):
 class TransformerScorer(_TorchEncoder):
     """A plain transformers encoder, mean-pooled (see module docstring)."""
 
-    kind = "transformer"
-
     def load(self):
         import torch
         from transformers import AutoModel, AutoTokenizer
@@ -86,7 +82,7 @@ class TransformerScorer(_TorchEncoder):
         return token_counts(self.tokenizer, [t for (t,) in units])
 
     def embed(self, batch):
-        from ..models import pool
+        from ..encoder_outputs import pool
 
         hidden = self.model(**batch).last_hidden_state
         return pool(hidden, batch["attention_mask"], "mean")
@@ -97,8 +93,6 @@ class TransformerScorer(_TorchEncoder):
 
 class SemrelEncoderScorer(_TorchEncoder):
     """A bi- or tri-encoder saved by ``semrel fit`` (see module docstring)."""
-
-    kind = "semrel"
 
     def __init__(self, spec, path, **options):
         super().__init__(spec, path, **options)

@@ -12,8 +12,6 @@ from .base import Scorer, Scores
 class EnsembleScorer(Scorer):
     """The ensemble at ``path`` over its ``members`` (scorers of its member folders, in order)."""
 
-    kind = "ensemble"
-
     def __init__(self, spec, path, *, ensemble, members: list[Scorer], **options):
         super().__init__(spec, path, **options)
         self.ensemble, self.members = ensemble, members

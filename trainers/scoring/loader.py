@@ -1,6 +1,6 @@
-"""The scorer of one model of any kind but an ensemble (an ensemble's members are such models):
-its folder checked whole, its scorer class by kind, its cache key (content hash + settings) and
-disk cache. :func:`~trainers.scoring.load_scorer` builds ensembles on top of it."""
+"""The scorer of one model of any kind: its folder checked whole, its scorer made by its kind
+(:meth:`~trainers.kinds.base.ModelKind.scorer`; an ensemble's members each by theirs), its
+cache key (content hash + settings) and disk cache."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 from semrel.metrics.errors import ParameterError
 
+from ..kinds import check_model_kind
 from ..model_ref import ModelRef, content_hash
 from .base import Scorer
 from .cache import UnitCache, default_cache_dir, remembered_hash
@@ -19,11 +20,9 @@ DEFAULT = object()  # cache_dir: the default folder
 
 def check_model_folder(ref: ModelRef, parameter: str = "model") -> Path:
     """The folder of ``ref`` checked whole as a model of its kind, read from its files or forced
-    (:func:`~trainers.run_folder.checks.check_model_kind`: a folder that is not of that kind is
+    (:func:`~trainers.kinds.check_model_kind`: a folder that is not of that kind is
     refused, so no kind loads with weights drawn at random), before anything is loaded; a
     ParameterError on ``parameter`` naming the model as given otherwise."""
-    from ..run_folder.checks import check_model_kind
-
     try:
         return check_model_kind(ref.path, ref.kind, parameter)
     except ParameterError as exc:  # a packaged or Hub model: its name, not its folder
@@ -34,10 +33,17 @@ def check_model_folder(ref: ModelRef, parameter: str = "model") -> Path:
 
 def model_scorer(ref: ModelRef, *, max_length=None, device=None, parameter: str = "model",
                  cache_dir=DEFAULT, **options) -> Scorer:
-    """The scorer of the model ``ref`` (not an ensemble), its folder checked first, keyed and
+    """The scorer of the model ``ref``, its folder checked first, made by its kind (the models
+    an ensemble is made of each by this function: their own scorers and caches), keyed and
     cached (:func:`keyed`)."""
     check_model_folder(ref, parameter)
-    scorer = _kind_class(ref)(ref.spec, ref.path, max_length=max_length, device=device, **options)
+
+    def member(model: ModelRef) -> Scorer:
+        return model_scorer(model, max_length=max_length, device=device, parameter=parameter,
+                            cache_dir=cache_dir, **options)
+
+    scorer = ref.model_kind.scorer(ref, {"max_length": max_length, "device": device, **options}, member)
+    scorer.kind = ref.kind
     return keyed(scorer, ref, cache_dir)
 
 
@@ -51,19 +57,6 @@ def keyed(scorer: Scorer, ref: ModelRef, cache_dir) -> Scorer:
     if folder is not None:
         scorer.use_cache(UnitCache(folder, scorer.key, {"spec": ref.spec, **scorer.settings()}))
     return scorer
-
-
-def _kind_class(ref: ModelRef) -> type[Scorer]:
-    from . import cross, encoders
-
-    if ref.kind == "semrel":
-        from ..run_folder import read_encoder_config
-
-        cross_run = read_encoder_config(ref.path, "model", ref.spec)["kind"] == "cross"
-        return cross.SemrelCrossScorer if cross_run else encoders.SemrelEncoderScorer
-    return {"bi-encoder": encoders.SentenceTransformerScorer,
-            "cross-encoder": cross.CrossEncoderScorer,
-            "transformer": encoders.TransformerScorer}[ref.kind]
 
 
 def _key(model_hash: str, settings: dict) -> str:
