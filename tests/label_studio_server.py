@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import socket
 import sqlite3
@@ -85,7 +86,11 @@ class LabelStudio:
         self.env = {**{k: v for k, v in os.environ.items() if k != "CI"},  # Label Studio reads CI as a bool
                     "LABEL_STUDIO_BASE_DATA_DIR": str(self.folder / "data"),
                     "LATEST_VERSION_CHECK": "false", "COLLECT_ANALYTICS": "false",  # no calls outside
-                    "PYTHONPATH": "", "VIRTUAL_ENV": str(VENV)}
+                    "PYTHONPATH": "", "VIRTUAL_ENV": str(VENV),
+                    # the server and the users script must sign with one key: left to itself, Label Studio
+                    # writes a random key to data/.env, and django-environ reads one starting with "$"
+                    # back as empty (a reference to another variable), so the script signs with a new one
+                    "SECRET_KEY": secrets.token_hex(32)}
         self.process = None
 
     def __enter__(self) -> LabelStudio:
