@@ -1,109 +1,243 @@
-"""`semrel benchmark` against MTEB on the same local tasks and model, in one process: the same
-Spearman (to 1e-6), and the wall time of MTEB cold, semrel cold (an empty score cache) and semrel
-warm (the cache the cold run left).
+"""`semrel benchmark` against `mteb.evaluate` on the same local tasks and model: cold against cold,
+warm against warm, each run in a process of its own, alternating, with the same Spearman (to 1e-6).
 
-Each benchmark set (``--only``, as ``semrel benchmark --only`` takes it) becomes a local MTEB
-``AbsTaskSTS`` over the same rows (:func:`semrel.trainers.benchmark.mteb_tasks.mteb_task`; no Hub
-access), scored by ``mteb.evaluate(SentenceTransformer(path), tasks, cache=None)``; semrel scores
-the same sets
-with the functions ``semrel benchmark`` runs (:func:`semrel.trainers.benchmark.run_benchmark`:
-every distinct text encoded once over all sets, Spearman and Pearson with bootstrap intervals).
-Each timing includes loading the model; neither includes importing the libraries or loading
-the data, which both share. Wall and CPU seconds of this process are printed: on a shared machine
-the CPU seconds (both threads' work) say more than the wall clock.
+The runs (``--modes``; each repeated ``--repeats`` times, the modes taking turns):
 
-    nice -n 10 .venv/bin/python benchmarks/bench_benchmark_speed.py                 # eng dev
-    nice -n 10 .venv/bin/python benchmarks/bench_benchmark_speed.py --only crowd-sts/pairs/test \\
-        --only crowd-sts/pairs-filtered-all/test --only semrel-2024/eng
-    nice -n 10 .venv/bin/python benchmarks/bench_benchmark_speed.py --all --no-mteb  # every set
+- ``semrel-cold``: an empty score cache; ``semrel-warm``: the cache the first cold run left (no model
+  is loaded: every embedding is read from it);
+- ``mteb-cold``: ``mteb.evaluate(SentenceTransformer(path), tasks, cache=ResultCache(empty))``, MTEB's
+  default (it stores its results); ``mteb-warm-results``: the result cache the first cold run left
+  (``overwrite_strategy="only-missing"``, MTEB's default: nothing is encoded);
+  ``mteb-warm-embeddings``: ``CachedEmbeddingWrapper``'s embedding cache, filled by one untimed run,
+  with no result cache (every task is scored again from the stored embeddings). MTEB's warm runs
+  load the model too: ``mteb.evaluate`` takes a local folder as a loaded ``SentenceTransformer``.
 
-Needs ``mteb`` (``pip install -e '.[mteb]'``) unless ``--no-mteb``. Not part of the test suite.
+Each benchmark set (``--only``, as ``semrel benchmark --only`` takes it; ``--all``: every set without
+conditions) becomes a local MTEB ``AbsTaskSTS`` over the same rows
+(:func:`semrel.trainers.benchmark.mteb_tasks.mteb_task`; no Hub access). For each run: the wall
+and CPU seconds of the timed part (loading the model where the run loads one, and scoring every
+set; not importing torch, sentence-transformers and mteb, nor loading the data, which both
+share), the CPU seconds of the whole process (user + system, every thread and child,
+``os.wait4``), CPU seconds per wall second of the timed part (cores kept busy), and the
+process's peak resident memory (``ru_maxrss``). Min and median per mode; run it on an idle
+machine (the load average is printed): on a shared one, neither is a figure.
+
+    python benchmarks/bench_benchmark_speed.py --only semrel-2024 --repeats 3      # every SemRel-2024 set
+    python benchmarks/bench_benchmark_speed.py --all --repeats 2 --record benchmarks/results.json
+    python benchmarks/bench_benchmark_speed.py --only semrel-2024/eng/validation --repeats 1   # a smoke run
+
+Needs ``mteb`` (``pip install -e '.[mteb]'``) unless ``--modes`` names semrel runs only. Not part
+of the test suite.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
+import shlex
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
+from pathlib import Path
+
+MODES = ("semrel-cold", "mteb-cold", "semrel-warm", "mteb-warm-results", "mteb-warm-embeddings")
+KEY = "benchmark_speed"
 
 
-def run_mteb(path: str, loaded) -> tuple[dict[str, float], float, float]:
-    """MTEB's cosine Spearman per set, the seconds (model load + evaluate) and the CPU seconds."""
+# ---- one run, in a child process -------------------------------------------------------------
+def _loaded(only, mirror):
+    from semrel.dataset_scripts.benchmark_sets import select_sets
+    from semrel.trainers.benchmark import load_sets
+
+    return [e for e in load_sets(select_sets(only, mirror=mirror), mirror=mirror)
+            if e.rows is not None and "condition" not in e.rows.column_names]
+
+
+def _semrel(model: str, loaded, cache: str) -> dict:
+    from semrel.trainers.benchmark import run_benchmark
+    from semrel.trainers.scoring import load_scorer
+
+    scorer = load_scorer(model, cache_dir=cache)
+    try:
+        result = run_benchmark([scorer], loaded, log=lambda line: None)
+    finally:
+        scorer.close()
+    return {"spearman": {c.set: c.spearman for c in result.cells if c.status == "scored"},
+            "computed": result.models[0]["computed"]}
+
+
+def _mteb(path: str, loaded, mode: str, cache: str) -> dict:
     import mteb
     from sentence_transformers import SentenceTransformer
 
     from semrel.trainers.benchmark.mteb_tasks import mteb_task, spearman_by_set
 
     tasks = [mteb_task(e.bset, e.rows) for e in loaded]
+    model = SentenceTransformer(path, device=None)
+    if mode.endswith("embeddings"):
+        model = mteb.models.CachedEmbeddingWrapper(mteb.SentenceTransformerEncoderWrapper(model), cache)
+        results = None
+    else:
+        results = mteb.ResultCache(cache)
+    result = mteb.evaluate(model, tasks=tasks, cache=results, show_progress_bar=False)
+    return {"spearman": spearman_by_set(result, tasks)}
+
+
+def child(args) -> None:
+    """One run of ``args.run``; its figures as one JSON line on stdout."""
+    import sentence_transformers  # noqa: F401  the libraries, imported before the clock starts
+    import torch
+
+    if args.run.startswith("mteb"):
+        import mteb  # noqa: F401
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    loaded = _loaded(args.only, args.mirror)
     start, cpu = time.perf_counter(), time.process_time()
-    model = SentenceTransformer(path, device="cpu")
-    result = mteb.evaluate(model, tasks=tasks, cache=None, show_progress_bar=False)
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    return spearman_by_set(result, tasks), seconds, cpu
+    if args.run.startswith("semrel"):
+        out = _semrel(args.model, loaded, args.cache)
+    else:
+        out = _mteb(args.path, loaded, args.run, args.cache)
+    out.update(wall=time.perf_counter() - start, cpu=time.process_time() - cpu,
+               threads=torch.get_num_threads())
+    print("RESULT " + json.dumps(out), flush=True)
 
 
-def run_semrel(model: str, loaded, cache_dir) -> tuple[dict[str, float], float, float, int]:
-    """semrel's Spearman per set, the seconds (model load + every cell), the CPU seconds and the
-    units computed."""
-    from semrel.trainers.benchmark import run_benchmark
-    from semrel.trainers.scoring import load_scorer
+# ---- the driver ----------------------------------------------------------------------------------
+def run_child(run: str, cache: Path, args, argv: list[str]) -> dict:
+    """``run`` in a child process: its figures, with the whole process's CPU seconds and peak memory."""
+    command = [sys.executable, __file__, *argv, "--run", run, "--cache", str(cache), "--path", args.path]
+    wall = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    out = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    lines = [line for line in out.splitlines() if line.startswith("RESULT ")]
+    if process.returncode or not lines:
+        raise SystemExit(f"{run} failed (exit {process.returncode}): {shlex.join(command)}")
+    record = json.loads(lines[-1][len("RESULT "):])
+    record.update(process_wall=time.perf_counter() - wall, process_cpu=usage.ru_utime + usage.ru_stime,
+                  peak_mb=usage.ru_maxrss / 1024)
+    return record
 
-    start, cpu = time.perf_counter(), time.process_time()
-    scorer = load_scorer(model, cache_dir=cache_dir)
-    result = run_benchmark([scorer], loaded, log=lambda line: None)
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    scorer.close()
-    return ({c.set: c.spearman for c in result.cells if c.status == "scored"}, seconds, cpu,
-            result.models[0]["computed"])
+
+def summary(runs: list[dict]) -> dict:
+    """Min and median of each figure over a mode's runs."""
+    out = {"runs": len(runs)}
+    for name in ("wall", "cpu", "process_cpu", "peak_mb"):
+        values = [r[name] for r in runs]
+        out[name] = {"min": round(min(values), 2), "median": round(statistics.median(values), 2)}
+    out["cores_busy"] = round(statistics.median(r["cpu"] / r["wall"] for r in runs), 2)
+    return out
+
+
+def table(summaries: dict[str, dict]) -> str:
+    lines = ["| run | n | wall s (min / median) | CPU s, timed (min / median) | CPU s, process | cores busy "
+             "| peak MB |", "|---|---|---|---|---|---|---|"]
+    for mode, s in summaries.items():
+        lines.append(f"| {mode} | {s['runs']} | {s['wall']['min']:.1f} / {s['wall']['median']:.1f} "
+                     f"| {s['cpu']['min']:.1f} / {s['cpu']['median']:.1f} | {s['process_cpu']['median']:.1f} "
+                     f"| {s['cores_busy']:.2f} | {s['peak_mb']['median']:.0f} |")
+    return "\n".join(lines)
+
+
+def ratios(summaries: dict[str, dict]) -> dict[str, dict]:
+    """MTEB / semrel, median wall and timed CPU, cold against cold and warm against warm."""
+    pairs = {"cold": ("mteb-cold", "semrel-cold"), "warm, MTEB's result cache": ("mteb-warm-results", "semrel-warm"),
+             "warm, MTEB's embedding cache": ("mteb-warm-embeddings", "semrel-warm")}
+    return {name: {figure: round(summaries[a][figure]["median"] / summaries[b][figure]["median"], 2)
+                   for figure in ("wall", "cpu")}
+            for name, (a, b) in pairs.items() if a in summaries and b in summaries}
+
+
+def agreement(runs: dict[str, list[dict]]) -> dict[str, float]:
+    """The largest Spearman difference over the sets: MTEB's cold figures against semrel's, and
+    each run against the first cold run of its tool (semrel's warm runs must give its cold
+    figures exactly: asserted)."""
+    first = {tool: next((r[0]["spearman"] for m, r in runs.items() if m.startswith(tool + "-")), None)
+             for tool in ("semrel", "mteb")}
+    out = {}
+    if first["semrel"] is not None and first["mteb"] is not None:
+        assert set(first["semrel"]) == set(first["mteb"]), "the tools scored different sets"
+        out["mteb - semrel"] = max(abs(first["mteb"][s] - first["semrel"][s]) for s in first["semrel"])
+    for mode, records in runs.items():
+        cold = first[mode.split("-")[0]]
+        out[f"{mode} - its tool's first cold run"] = max(abs(r["spearman"][s] - cold[s]) for r in records for s in cold)
+    assert all(v == 0 for k, v in out.items() if k.startswith("semrel")), "a semrel run changed a figure"
+    return out
 
 
 def main(argv=None) -> None:
+    argv = sys.argv[1:] if argv is None else list(argv)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="minilm", help="a packaged name or a sentence-transformers folder")
     ap.add_argument("--only", action="append", help="benchmark sets (default: semrel-2024/eng/validation)")
-    ap.add_argument("--all", action="store_true", help="every benchmark set")
-    ap.add_argument("--no-mteb", action="store_true", help="semrel cold and warm only")
+    ap.add_argument("--all", action="store_true", help="every benchmark set without conditions")
+    ap.add_argument("--modes", default=",".join(MODES), help=f"runs, comma-separated (default: {','.join(MODES)})")
+    ap.add_argument("--no-mteb", action="store_true", help="semrel's runs only: --modes semrel-cold,semrel-warm")
+    ap.add_argument("--repeats", type=int, default=3, help="runs of each mode, alternating (default: 3)")
+    ap.add_argument("--threads", type=int, help="torch threads in each run (default: torch's)")
     ap.add_argument("--mirror", help="mirror of the upstream files")
-    ap.add_argument("--threads", type=int, help="torch threads (default: torch's)")
+    ap.add_argument("--record", help="store the figures under benchmark_speed in this results.json")
+    ap.add_argument("--run", choices=MODES, help=argparse.SUPPRESS)
+    ap.add_argument("--cache", help=argparse.SUPPRESS)
+    ap.add_argument("--path", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    import torch
-
-    from semrel.dataset_scripts.benchmark_sets import select_sets
-    from semrel.trainers.benchmark import load_sets
+    args.only = None if args.all else (args.only or ["semrel-2024/eng/validation"])
+    if args.run:
+        return child(args)
+    modes = [m.strip() for m in args.modes.split(",") if m.strip() and not (args.no_mteb and m.startswith("mteb"))]
+    if unknown := [m for m in modes if m not in MODES]:
+        ap.error(f"--modes: {', '.join(unknown)} is not one of {', '.join(MODES)}")
+    if args.repeats < 1:
+        ap.error(f"--repeats: {args.repeats} runs; give 1 or more")
     from semrel.trainers.model_ref import resolve_model_ref
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    only = None if args.all else (args.only or ["semrel-2024/eng/validation"])
-    loaded = [e for e in load_sets(select_sets(only, mirror=args.mirror), mirror=args.mirror)
-              if e.rows is not None and "condition" not in e.rows.column_names]
+    args.path = str(resolve_model_ref(args.model).path)
+    loaded = _loaded(args.only, args.mirror)
     pairs = sum(len(e.rows) for e in loaded)
     texts = {t for e in loaded for column in ("sentence1", "sentence2") for t in e.rows[column]}
-    path = str(resolve_model_ref(args.model).path)
-    print(f"{args.model} on {len(loaded)} sets: {pairs} pairs, {len(texts)} distinct texts; "
-          f"{platform.node()}, {os.cpu_count()} CPUs, torch threads {torch.get_num_threads()}, "
-          f"load average {os.getloadavg()[0]:.1f}")
-    with tempfile.TemporaryDirectory() as cache:  # semrel cold first: MTEB finds the weights in the OS cache
-        cold, cold_seconds, cold_cpu, computed = run_semrel(args.model, loaded, cache)
-        mteb_scores, mteb_seconds, mteb_cpu = ({}, None, None) if args.no_mteb else run_mteb(path, loaded)
-        warm, warm_seconds, warm_cpu, recomputed = run_semrel(args.model, loaded, cache)
-    print(f"semrel cold: {cold_seconds:.1f} s wall, {cold_cpu:.1f} s CPU ({computed} texts encoded)")
-    print(f"semrel warm: {warm_seconds:.1f} s wall, {warm_cpu:.1f} s CPU ({recomputed} texts encoded)")
-    if mteb_seconds is not None:
-        worst = max(abs(mteb_scores[s] - cold[s]) for s in cold)
-        print(f"MTEB cold:   {mteb_seconds:.1f} s wall, {mteb_cpu:.1f} s CPU")
-        print(f"Spearman, largest |MTEB - semrel| over {len(cold)} sets: {worst:.2e} "
+    print(f"{args.model} on {len(loaded)} sets: {pairs} pairs, {len(texts)} distinct texts; {platform.node()}, "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}", flush=True)
+    runs: dict[str, list[dict]] = {m: [] for m in modes}
+    with tempfile.TemporaryDirectory(prefix="bench-speed-") as root:
+        root = Path(root)
+        warm = {"semrel-warm": root / "semrel-warm", "mteb-warm-results": root / "mteb-warm-results",
+                "mteb-warm-embeddings": root / "mteb-warm-embeddings"}
+        fills = {"semrel-warm": "semrel-cold", "mteb-warm-results": "mteb-cold",
+                 "mteb-warm-embeddings": "mteb-warm-embeddings"}
+        for mode in modes:  # each warm cache filled once, untimed
+            if mode in warm:
+                filled = run_child(fills[mode], warm[mode], args, argv)
+                print(f"  filled {mode}'s cache: {filled['wall']:.1f} s", flush=True)
+        for repeat in range(args.repeats):
+            for mode in modes:
+                cache = warm.get(mode) or root / f"{mode}-{repeat}"
+                record = run_child(mode, cache, args, argv)
+                runs[mode].append(record)
+                print(f"  {mode} #{repeat + 1}: {record['wall']:.1f} s wall, {record['cpu']:.1f} s CPU, "
+                      f"{record['process_cpu']:.1f} s process CPU, {record['peak_mb']:.0f} MB, load average "
+                      f"{os.getloadavg()[0]:.1f}", flush=True)
+    summaries = {m: summary(r) for m, r in runs.items()}
+    differences = agreement(runs)
+    print(table(summaries))
+    for name, ratio in ratios(summaries).items():
+        print(f"MTEB / semrel, {name}: {ratio['wall']:.2f}x wall, {ratio['cpu']:.2f}x CPU (medians)")
+    for name, worst in differences.items():
+        print(f"Spearman, largest |{name}| over {len(loaded)} sets: {worst:.2e} "
               f"({'agree to 1e-6' if worst <= 1e-6 else 'DISAGREE beyond 1e-6'})")
-        for name in cold:
-            print(f"    {name:<45} MTEB {mteb_scores[name]:.6f}  semrel {cold[name]:.6f}")
-        print(f"MTEB cold / semrel cold: {mteb_seconds / cold_seconds:.1f}x wall, "
-              f"{mteb_cpu / cold_cpu:.1f}x CPU; MTEB cold / semrel warm: "
-              f"{mteb_seconds / warm_seconds:.1f}x wall, {mteb_cpu / warm_cpu:.1f}x CPU")
-    print(f"semrel cold / semrel warm: {cold_seconds / warm_seconds:.1f}x wall, "
-          f"{cold_cpu / warm_cpu:.1f}x CPU")
-    assert cold == warm, "a warm run must give the cold run's figures"
+    if args.record:
+        from semrel.publishing.results import store
+
+        store(KEY, {"command": shlex.join(["python", "benchmarks/bench_benchmark_speed.py", *argv]),
+                    "machine": f"{platform.node()} ({os.cpu_count()} CPUs)", "model": args.model,
+                    "sets": len(loaded), "pairs": pairs, "distinct_texts": len(texts),
+                    "torch_threads": runs[modes[0]][0]["threads"], "spearman_largest_differences": differences,
+                    "runs": summaries, "ratios": ratios(summaries)}, args.record)
 
 
 if __name__ == "__main__":

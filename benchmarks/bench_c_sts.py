@@ -35,7 +35,8 @@ candidate is stored in ``OUT/results.json`` under a key of its settings and kept
 run cut off mid-way resumes from its last complete checkpoint (``--resume last``).
 ``--record FILE`` writes the study's entry (:data:`KEY`) into a results file
 (``benchmarks/results.json``) after each candidate; :func:`markdown` renders that entry as the
-table of benchmarks/RESULTS.md. Not part of the test suite.
+table of benchmarks/RESULTS.md. ``--publish``: :func:`publish` (``--report --publish``: the stored
+study's file, nothing run). Not part of the test suite.
 
     nice -n 5 python benchmarks/bench_c_sts.py --group screen --record benchmarks/results.json
     python benchmarks/bench_c_sts.py --group screen --report          # the stored table
@@ -58,6 +59,9 @@ from pathlib import Path
 import numpy as np
 
 from semrel import cli
+from semrel.publishing.prediction_files import Prediction, add_publish_flag, publish_problem, this_machine
+from semrel.publishing.prediction_files import publish_or_exit as publish_files
+from semrel.publishing.results import store
 
 KEY = "c_sts_study"  # the study's entry in benchmarks/results.json
 DATASET, CONFIG = "c-sts", "reannotated-dev"
@@ -416,27 +420,17 @@ def markdown(study: dict) -> str:
     return "\n".join(lines)
 
 
-def record_entry(path: Path, study: dict) -> None:
-    """``study`` as the :data:`KEY` entry of the results file at ``path``, written whole. Only
-    that entry's text changes (the others keep their hand-made layout): it replaces the entry
-    where the file has one, else it is added at the end; the result must read back as the file
-    with the new entry."""
-    from semrel.metrics.output_files import write_whole
-
-    text = path.read_text(encoding="utf-8") if path.is_file() else "{\n}\n"
-    results = json.loads(text)
-    block = f'  "{KEY}": ' + json.dumps(study, indent=2, ensure_ascii=False).replace("\n", "\n  ")
-    start = text.find(f'\n  "{KEY}": ')
-    if start < 0:
-        end = text.rstrip().rfind("}")
-        head = text[:end].rstrip()
-        new = head + (",\n" if results else "\n") + block + "\n}\n"
-    else:
-        after = re.search(r',\n  "[^"]+": |\n}\s*$', text[start + 1:])
-        new = text[:start + 1] + block + text[start + 1 + after.start():]
-    if json.loads(new) != {**results, KEY: json.loads(json.dumps(study))}:
-        raise SystemExit(f"{path}: could not put the {KEY} entry in alone; leaving the file as it is")
-    write_whole(path, new, "record")
+def publish(ensembles: list[dict], command: str, machine: str, into: Path) -> None:
+    """``--publish``: the validation file (``{"0": score, ...}``) of the ensemble best on dev (a tie: the
+    rank average, built first) into ``benchmarks/predictions/c-sts/<method>-<members>/`` and results.json."""
+    if not ensembles:
+        raise SystemExit("--publish: no ensemble to publish (it needs 2 finished trained candidates)")
+    best = max(ensembles, key=lambda r: -np.inf if r["dev"] is None else r["dev"])
+    recipe = best["method"] + "-" + "+".join(m.split(",")[0].replace("@", "-") for m in best["members"])
+    rho = best["validation"]["spearman"]  # None: undefined (constant predictions)
+    print("published:", *publish_files([Prediction(Path(best["folder"]) / f"{SCORED}.json", DATASET, CONFIG, SCORED,
+                                                   recipe, {"spearman": rho and round(rho, 4)})],
+                                       command=command, machine=machine, into=into))
 
 
 def model_override(text: str) -> tuple[str, str]:
@@ -476,7 +470,12 @@ def main(argv=None) -> None:
     ap.add_argument("--record", type=Path, metavar="FILE",
                     help=f"write the study's entry ({KEY}) into this results file after each "
                          "candidate (benchmarks/results.json)")
+    add_publish_flag(ap, "the validation predictions of the ensemble best on dev")
+    ap.add_argument("--machine", help="the machine results.json names for --publish (default: this one)")
     args = ap.parse_args(argv)
+    if args.publish and (problem := "--publish: drop --no-ensembles (an ensemble's file is published)"
+                         if args.no_ensembles else publish_problem(args.publish, bool(args.max_steps or args.model))):
+        ap.error(problem)
     specs = args.only or [s for g in (args.group or ["screen"]) for s in GROUPS[g]]
     for spec in specs:
         if not spec.startswith("zeroshot"):
@@ -498,13 +497,14 @@ def main(argv=None) -> None:
             continue
         records.append(study.run(spec))
         if args.record:
-            record_entry(args.record, entry(records, [], command, args.precision,
-                                            [canonical(s) for s in specs[n + 1:]]))
+            store(KEY, entry(records, [], command, args.precision, [canonical(s) for s in specs[n + 1:]]), args.record)
     ensembles = [] if args.no_ensembles else study.ensembles(records, build=not args.report)
     result = entry(records, ensembles, command, args.precision, not_run)
     if args.record:
-        record_entry(args.record, result)
+        store(KEY, result, args.record)
     print(markdown(result))
+    if args.publish:
+        publish(ensembles, command, args.machine or this_machine(), args.publish)
 
 
 if __name__ == "__main__":

@@ -179,13 +179,13 @@ def resampled_ranks(ids: np.ndarray, distinct: int) -> np.ndarray:
     2·rank − (m + 1) = 2·cumsum(count)[v] − count[v] − m: integers, which keep rho exact (below).
     """
     rows, m = ids.shape
-    counts = np.bincount((ids + (np.arange(rows, dtype=ids.dtype) * distinct)[:, None]).ravel(),
-                         minlength=rows * distinct).reshape(rows, distinct)
+    flat = (ids + (np.arange(rows, dtype=ids.dtype) * distinct)[:, None]).ravel()  # row r's ids, + r·distinct
+    counts = np.bincount(flat, minlength=rows * distinct).reshape(rows, distinct)
     centred = np.cumsum(counts, axis=1)
     centred *= 2
     centred -= counts
     centred -= m
-    return np.take_along_axis(centred, ids, axis=1)
+    return centred.ravel().take(flat).reshape(rows, m)  # one flat gather: faster than take_along_axis
 
 
 def rank_correlation(ranks_a: np.ndarray, ranks_b: np.ndarray) -> np.ndarray:

@@ -39,7 +39,10 @@ are trained, each with its output in a log beside its folder; the commands and c
 of a run without it, but for the Track C members' resume checkpoints, which are not saved.
 ``OUT/study.json`` gathers every result, ``OUT/tables.md`` the tables of benchmarks/RESULTS.md;
 ``--write-results`` stores them in benchmarks/results.json, and, once every labelled Track A
-language (and Czech) is done, the report's best fine-tuned figures.
+language (and Czech) is done, the report's best fine-tuned figures. ``--publish`` copies each Track A
+language's final test file (``pred_<lang>.csv``) and Czech's (the rank average's 0-6 scores, as
+``PairID,Pred_Score``) under ``benchmarks/predictions/`` and records them in benchmarks/results.json
+(:mod:`semrel.publishing.prediction_files`); rerun on a finished study, it only publishes.
 
     python scripts/train_semrel_2024_languages.py [--track a] [--language kin] [--czech]
     python scripts/train_semrel_2024_languages.py --model e5-small=tiny-bert --max-steps 2 \\
@@ -66,6 +69,7 @@ from semrel import cli
 from semrel.dataset_scripts.semrel_2024.files import TRACK_A, TRACK_C
 from semrel.dataset_scripts.semrel_2024.official import BEST, LABSE, LABSE_CROSS
 from semrel.metrics.output_files import write_whole
+from semrel.publishing import prediction_files
 
 MODEL = "e5-small"
 GRID_A = {"bi": ("2e-5", "5e-5"), "cross": ("2e-5", "5e-5")}  # learning rates per encoder
@@ -328,66 +332,6 @@ def rank_argv(unit: Unit) -> tuple[str, ...]:
             str(unit.members / "cross"), "--output", str(unit.members / "rank"))
 
 
-@dataclass(frozen=True)
-class Task:
-    """One process of a ``--jobs`` run: its command, its log, and the tasks (indices) that must
-    have ended well before it starts."""
-
-    argv: tuple[str, ...]
-    log: Path
-    after: tuple[int, ...] = ()
-    echo: bool = False  # print its log when it ends (else only when it fails)
-
-
-def side_by_side(tasks: list[Task], jobs: int, ended_well=lambda index, seconds: None) -> None:
-    """Run the tasks as processes, ``jobs`` at a time, always the first ready one in list order,
-    each one's output into its log; ``ended_well(index, wall seconds)`` as each one succeeds, before
-    the tasks after it start. SystemExit naming every failed command and its log once nothing more
-    can run (a task after a failed one does not run)."""
-    import subprocess
-    import time
-
-    env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS",
-                                                           str(max(1, (os.cpu_count() or 1) // jobs)))}
-    waiting, running, ended, failed = list(range(len(tasks))), {}, set(), []
-    while True:
-        for index in [i for i in waiting if any(a in failed for a in tasks[i].after)]:
-            waiting.remove(index)
-            failed.append(index)
-            print(f"not run, a command it needs failed: {shlex.join(tasks[index].argv)}", flush=True)
-        ready = [i for i in waiting if all(a in ended for a in tasks[i].after)]
-        while ready and len(running) < jobs:
-            index = ready.pop(0)
-            waiting.remove(index)
-            task = tasks[index]
-            if not task.echo:
-                print("$ semrel " + shlex.join(task.argv[3:]), flush=True)
-            task.log.parent.mkdir(parents=True, exist_ok=True)
-            with open(task.log, "w", encoding="utf-8") as out:
-                running[index] = (subprocess.Popen(task.argv, stdout=out, stderr=subprocess.STDOUT, env=env),
-                                  time.perf_counter())
-        if not running:
-            break
-        time.sleep(0.2)
-        for index, (process, start) in list(running.items()):
-            if process.poll() is None:
-                continue
-            del running[index]
-            seconds = time.perf_counter() - start
-            task = tasks[index]
-            if task.echo or process.returncode:
-                print(task.log.read_text(encoding="utf-8"), end="", flush=True)
-            print(f"ended ({seconds:.1f} s, exit status {process.returncode}): {task.log}", flush=True)
-            if process.returncode:
-                failed.append(index)
-            else:
-                ended_well(index, seconds)
-                ended.add(index)
-    broken = [f"{shlex.join(tasks[i].argv)} (output in {tasks[i].log})" for i in failed]
-    if broken:
-        raise SystemExit("failed: " + "; ".join(broken))
-
-
 def run_side_by_side(args, study: Study, chosen: list[Unit], czech: Unit | None) -> None:
     """Every unfinished unit of ``chosen`` as processes, ``args.jobs`` at a time on one GPU: each
     member still to train a ``semrel fit`` (a shared one once, its wall seconds recorded as
@@ -396,6 +340,8 @@ def run_side_by_side(args, study: Study, chosen: list[Unit], czech: Unit | None)
     Track C members save no resume checkpoints here (1.4 GB each for e5-small, and minutes of GPU
     to train again); a member that chooses its epoch keeps its best and latest as always.
     ``czech``: the Czech unit, whose members to train too (scored afterwards, in this process)."""
+    from semrel.trainers.side_by_side import Task, side_by_side
+
     semrel = (sys.executable, "-m", "semrel")
     options = ["--output", str(args.output), "--precision", args.precision]
     options += [a for name, folder in args.model for a in ("--model", f"{name}={folder}")]
@@ -433,13 +379,14 @@ def run_side_by_side(args, study: Study, chosen: list[Unit], czech: Unit | None)
             drop_checkpoints(folder)
             remember(unit, name, seconds)
 
-    side_by_side(tasks, args.jobs, member_trained)
+    side_by_side(tasks, args.jobs, member_trained, say=lambda line: print(line, flush=True))
 
 
 def czech(out: Path) -> dict:
     """The ``all`` Track C members and their rank average on Czech News STS's free test."""
     from semrel.dataset_scripts.czech_news_sts.paper import PAPER_FINE_TUNED, PAPER_INTER
     from semrel.metrics.lower_bound import mse_lower_bound
+    from semrel.metrics.submission import write_predictions
     from semrel.trainers.ensemble import Ensemble
     from semrel.trainers.models import PairEncoder
     from semrel.trainers.trainer import similarity_scores
@@ -453,6 +400,7 @@ def czech(out: Path) -> dict:
                  else PairEncoder.from_pretrained(folder / name))
         print(f"czech-news-sts/free/test: {name} ({folder / name})", flush=True)
         predicted = CZECH_SCALE * np.asarray(model.predict(rows["sentence1"], rows["sentence2"]))
+        write_predictions(out / "czech" / "predictions" / f"{name}.test.csv", rows["pair_id"], predicted)
         result = similarity_scores(predicted, gold)
         scores[name] = {k: round(float(getattr(result, k)), 4) for k in ("pearson", "spearman", "mse")}
     return {"pairs": len(gold), "scale": f"prediction = {CZECH_SCALE:g} × score in [0, 1]",
@@ -463,9 +411,9 @@ def czech(out: Path) -> dict:
 
 
 def czech_result(study: Study, out: Path) -> dict:
-    """:func:`czech`, once: kept in ``OUT/czech/result.json`` like a finished unit's."""
+    """:func:`czech`, once: kept in ``OUT/czech/result.json`` like a finished unit's (with its test file)."""
     result_path = out / "czech" / "result.json"
-    if result_path.is_file():
+    if result_path.is_file() and (out / "czech" / "predictions" / "rank.test.csv").is_file():
         print(f"kept: {result_path.parent} is finished", flush=True)
         return json.loads(result_path.read_text())
     track_c_members(study, czech_unit(out))
@@ -523,9 +471,13 @@ def main(argv=None) -> None:
                     "(--write-results)")
     ap.add_argument("--write-results", action="store_true",
                     help=f"store the tables in benchmarks/results.json under {RESULTS_KEY!r}")
+    prediction_files.add_publish_flag(ap, "each Track A language's final test predictions (Czech's: --czech)")
     args = ap.parse_args(argv)
-    if args.write_results and (args.max_steps is not None or args.model):
+    smoke = args.max_steps is not None or bool(args.model)
+    if args.write_results and smoke:
         ap.error("--write-results: a smoke run (--max-steps, --model) measures nothing to store")
+    if args.publish and (problem := prediction_files.publish_problem(args.publish, smoke)):
+        ap.error(problem)
     tracks = args.track or ["a", "c"]
     study, out = Study(args), args.output
     chosen = units(out, tracks, set(args.language or TRACK_A + TRACK_C))
@@ -550,6 +502,22 @@ def main(argv=None) -> None:
     print(tables)
     if args.write_results:
         store(record, args.machine)
+    if args.publish:
+        publish(record, out, args.machine, args.publish)
+
+
+def publish(record: dict, out: Path, machine: str, into: Path) -> None:
+    """``--publish``: each Track A language's final test file (``pred_<lang>.csv``), Czech's too."""
+    files = [prediction_files.Prediction(
+        out / "track-a" / lang / "predictions" / f"{r['final']}.test.csv", "semrel-2024", lang, "test",
+        "e5-small-per-language", {"spearman": r["test"][r["final"]]} if r["test"] else prediction_files.HELD_BACK,
+        f"pred_{lang}.csv") for lang, r in record["track_a"].items()]
+    if record.get("czech"):  # 0-6: 6 × the rank average's score
+        files.append(prediction_files.Prediction(out / "czech" / "predictions" / "rank.test.csv", "czech-news-sts",
+                                                 "free", "test", "e5-small-semrel-2024-track-a",
+                                                 record["czech"]["scores"]["rank"], "free-test.csv"))
+    for path in prediction_files.publish_or_exit(files, command=record["command"], machine=machine, into=into):
+        print(f"published: {path}")
 
 
 def _cell(value, digits: int = 3) -> str:

@@ -19,9 +19,12 @@ none is reported, and the test file is the one to score on the held-out labels.
 Every step is a ``semrel`` command, printed before it runs, so the script is the recipe written
 out; ``OUT/recipe.json`` records the commands, each step's seconds and the dev figures. A member
 whose folder already holds ``metrics.json`` is kept; one cut off mid-way resumes from its last
-checkpoint (``--resume last``).
+checkpoint (``--resume last``). ``--publish`` copies the English test file (``final/eng_test.csv``
+with ``--final``) to ``benchmarks/predictions/semrel-2024/english-recipe[-final]-<N>-member/pred_eng.csv``
+and records it in ``benchmarks/results.json`` (:mod:`semrel.publishing.prediction_files`).
 
-    python scripts/train_semrel_2024_recipe.py [--output runs/semrel-2024-recipe] [--cross-seeds 42 43] [--final]
+    python scripts/train_semrel_2024_recipe.py [--output runs/semrel-2024-recipe] [--members NAME ...] \\
+        [--cross-seeds 42 43] [--final]
     python scripts/train_semrel_2024_recipe.py --model minilm=tiny-bert --model mpnet=tiny-bert \\
         --max-steps 2 --output runs/recipe-smoke          # a smoke run with a tiny model
 """
@@ -32,9 +35,12 @@ import argparse
 import json
 import os
 import platform
+import shlex
+import sys
 from pathlib import Path
 
 from semrel import cli
+from semrel.publishing import prediction_files
 
 DATA = ["--dataset", "semrel-2024", "--config", "eng"]
 CHOOSE = ["--eval-dataset", "semrel-2024", "--eval-config", "eng", "--eval-split", "validation",
@@ -51,11 +57,13 @@ DEFAULT_SEED = 42  # semrel fit's
 FINAL = ["--train-splits", "train+validation"]
 
 
-def members(cross_seeds: list[int]) -> dict[str, tuple[str, list[str]]]:
-    """The members: :data:`MEMBERS`, the seeded one once per seed (``NAME-seedS`` but for the
-    default seed)."""
+def members(cross_seeds: list[int], names: list[str] | None = None) -> dict[str, tuple[str, list[str]]]:
+    """The members: :data:`MEMBERS` (those in ``names``, all by default), the seeded one once per
+    seed (``NAME-seedS`` but for the default seed)."""
     out = {}
     for name, (model, flags) in MEMBERS.items():
+        if names is not None and name not in names:
+            continue
         for seed in cross_seeds if name == SEEDED else [DEFAULT_SEED]:
             seeded = seed != DEFAULT_SEED
             out[f"{name}-seed{seed}" if seeded else name] = (model, flags + (["--seed", str(seed)] if seeded else []))
@@ -116,10 +124,19 @@ def main(argv=None) -> None:
     ap.add_argument("--final", action="store_true",
                     help="then retrain every member on eng train + dev for the epochs it kept, and "
                          "write final/eng_test.csv (no dev figure: dev is trained on)")
+    ap.add_argument("--members", nargs="+", choices=list(MEMBERS), metavar="NAME",
+                    help=f"train and combine only these members (default: all of {', '.join(MEMBERS)}; "
+                         "bi-minilm cross-mpnet is the CPU-feasible pair)")
+    prediction_files.add_publish_flag(ap, "the eng test predictions (final/eng_test.csv with --final)")
+    ap.add_argument("--machine", help="the machine results.json names for --publish (default: this one, "
+                                      "e.g. 2-core CPU)")
     args = ap.parse_args(argv)
     if len(set(args.cross_seeds)) != len(args.cross_seeds):
         ap.error(f"argument --cross-seeds: each seed once, not {' '.join(map(str, args.cross_seeds))}")
-    models, out, chosen = dict(args.model), args.output, members(args.cross_seeds)
+    smoke = args.max_steps is not None or bool(args.model)
+    if args.publish and (problem := prediction_files.publish_problem(args.publish, smoke)):
+        ap.error(problem)
+    models, out, chosen = dict(args.model), args.output, members(args.cross_seeds, args.members)
     seconds = {}
     for name, (model, flags) in chosen.items():
         seconds[name] = train_member(out / name, models.get(model, model), flags, args.precision,
@@ -140,6 +157,16 @@ def main(argv=None) -> None:
     if args.final:
         print(f"final (trained on eng train + dev): {out / 'final' / 'ensemble'}; eng test "
               f"predictions: {out / 'final' / 'eng_test.csv'}")
+    if args.publish:
+        recipe = f"english-recipe{'-final' if args.final else ''}-{len(chosen)}-member"
+        test = out / "final" / "eng_test.csv" if args.final else out / "eng_test.csv"
+        command = shlex.join(["python", "scripts/train_semrel_2024_recipe.py", *(sys.argv[1:] if argv is None
+                                                                                 else argv)])
+        [path] = prediction_files.publish_or_exit(
+            [prediction_files.Prediction(test, "semrel-2024", "eng", "test", recipe, prediction_files.HELD_BACK,
+                                         "pred_eng.csv")],
+            command=command, machine=args.machine or prediction_files.this_machine(), into=args.publish)
+        print(f"published: {test} -> {path}")
 
 
 def combine(out: Path, names: list[str], splits: tuple[str, ...]) -> dict[str, float]:

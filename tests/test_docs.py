@@ -11,7 +11,9 @@ root of a checkout (``upload.py``, ``scripts/`` and ``benchmarks/`` are linked i
   the Hub offline; on a page that pushes, ``HF_ENDPOINT``/``HF_TOKEN`` point at the local Hub of
   tests/hub_server.py. Lines that start with ``$ `` are commands and the lines after each, up to
   the next ``$ ``, its output (stdout and stderr), checked as in a doctest; a block without
-  ``$ `` lines is a script that must succeed.
+  ``$ `` lines is a script that must succeed. On a page of many commands that load a model,
+  ``semrel`` is tests/preloaded_semrel.py's: the same script, forked from a process that has
+  imported torch and the Hugging Face libraries once for the page.
 - a block in any other language, or none, is an error: nothing in the docs goes unrun.
 
 :data:`EXEMPT` names the only commands that are not run, each with its reason. Running a page
@@ -26,6 +28,8 @@ import os
 import re
 import subprocess
 import sys
+import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +37,7 @@ import numpy as np
 import pytest
 
 from hub_server import LocalHub
+from preloaded_semrel import preloaded
 from project import MIRROR, REPO, needs_mirror
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -79,6 +84,8 @@ CHECKOUT = ("upload.py", "scripts", "benchmarks", "docs")  # what the docs run f
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 MARK = "@@semrel-docs-command-done@@"
 TOKEN = "hf_semrelDocsTestToken"
+# the commands that load a model, importing torch, transformers and sentence-transformers first
+MODEL_COMMANDS = ("fit", "cv", "predict", "ensemble", "augment", "benchmark")
 
 
 @dataclass(frozen=True)
@@ -230,16 +237,15 @@ def environment(home: Path, cache_dir: Path, hub: LocalHub | None) -> dict:
     for p in PAGES])
 def test_page_runs(page, tmp_path, cache_dir, monkeypatch):
     (tmp_path / "work").mkdir()
-    pushes = any(re.search(r"\b(semrel|upload\.py) push\b(?!.*--dry-run)", b.code)
-                 for b in blocks(page) if b.language == "bash")
-    if not pushes:
-        run_page(page, tmp_path / "work", environment(tmp_path / "home", cache_dir, None),
-                 monkeypatch)
-        return
-    with LocalHub() as hub:
-        run_page(page, tmp_path / "work", environment(tmp_path / "home", cache_dir, hub),
-                 monkeypatch)
-        assert hub.commits, f"{page.name} pushes, but nothing arrived at the local Hub"
+    bash = [b.code for b in blocks(page) if b.language == "bash"]
+    pushes = any(re.search(r"\b(semrel|upload\.py) push\b(?!.*--dry-run)", code) for code in bash)
+    loading = sum(len(re.findall(rf"^\$ .*\bsemrel ({'|'.join(MODEL_COMMANDS)}) ", code, re.M)) for code in bash)
+    with LocalHub() if pushes else nullcontext() as hub:
+        env = environment(tmp_path / "home", cache_dir, hub)
+        # five or more commands that load a model: a server that imported their libraries once runs them
+        with preloaded(env, tmp_path / "work") if loading >= 5 else nullcontext(env) as env:
+            run_page(page, tmp_path / "work", env, monkeypatch)
+        assert not pushes or hub.commits, f"{page.name} pushes, but nothing arrived at the local Hub"
 
 
 def test_one_page_per_part_and_every_exemption_in_use():
@@ -308,3 +314,36 @@ def test_the_harness_passes_right_docs_and_skips_only_exemptions(tmp_path, monke
     (tmp_path / "upload.py").write_text("")
     (tmp_path / "work").mkdir()
     run_page(page, tmp_path / "work", environment(tmp_path / "home", cache_dir, None), monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory, cache_dir):
+    """A preloaded server (importing nothing ahead: the mechanism, not the saving) and a working
+    directory with an empty folder ``runs``; the environment of its commands and its log."""
+    work = tmp_path_factory.mktemp("preloaded")
+    (work / "runs").mkdir()
+    with preloaded(environment(work / "home", cache_dir, None), work, modules=()) as env:
+        log = Path(env["PATH"].split(os.pathsep)[0]) / "server.log"
+        for _ in range(600):  # listening once the socket is there
+            if (log.parent / "socket").exists():
+                break
+            time.sleep(0.1)
+        yield env, work, log
+
+
+@pytest.mark.parametrize("command, served_here", [
+    ("semrel fit --dataset str-2021 --model runs --output x", True),  # its working directory
+    ("echo hello | semrel nonsense", True),  # exit status 2, stderr
+    ("semrel --help | head -n 3", True),  # stdout
+    ("HF_HUB_OFFLINE=0 semrel --help", False),  # another environment: the installed semrel
+])
+def test_a_preloaded_command_prints_and_exits_as_the_installed_one(command, served_here, served):
+    env, work, log = served
+    plain = {**env, "PATH": env["PATH"].split(os.pathsep, 1)[1]}
+    got, want = (subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=work, env=e,
+                                capture_output=True, text=True) for e in (env, plain))
+    assert (got.returncode, got.stdout, got.stderr) == (want.returncode, want.stdout, want.stderr)
+    assert want.returncode or want.stdout
+    line = log.read_text().splitlines()[-1]
+    assert line == ("served: " if served_here else "not served (HF_HUB_OFFLINE not the server's): ") + command.split(
+        "semrel ", 1)[1].split(" |")[0]

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from project import REPO, not_a_count, refused_before_running
+from semrel.publishing.prediction_files import check_entries
 from trainer_fixtures import tiny_encoder
 
 SCRIPT = REPO / "benchmarks" / "bench_c_sts.py"
@@ -69,11 +70,21 @@ def test_the_study_fits_on_carved_train_chooses_on_dev_and_scores_validation_onl
             scored = json.loads((out / "ensembles" / r["folder"].rsplit("/", 1)[1] / "validation.json").read_text())
             assert len(scored) == 2620
 
-    # run again: everything is kept, nothing trained, built or scored again
-    again = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800)
+    # run again: everything is kept, nothing trained, built or scored again; --publish copies the ensemble's file
+    published = tmp_path / "benchmarks"
+    again = subprocess.run([*argv, "--publish", str(published)], cwd=tmp_path, env=env, capture_output=True,
+                           text=True, timeout=1800)
     assert again.returncode == 0, again.stderr[-3000:]
     assert "$ semrel" not in again.stdout and again.stdout.count("kept: ") == 7
     assert json.loads(record.read_text())["c_sts_study"]["rows"] == entry["rows"]
+    ensembles = [r for r in stored.values() if r["kind"] == "ensemble"]  # rank, then ridge (sorted keys)
+    best = max(ensembles, key=lambda r: -2 if r["dev"] is None else r["dev"])  # a tie keeps the rank average
+    [(name, published_entry)] = json.loads((published / "results.json").read_text())["prediction_files"].items()
+    assert name == f"predictions/c-sts/{best['method']}-bi-minilm+cross-minilm/validation.json"
+    assert (published / name).read_bytes() == (tmp_path / best["folder"] / "validation.json").read_bytes()
+    rho = best["validation"]["spearman"]
+    assert published_entry["figure"] == {"spearman": None if rho is None else round(rho, 4)}
+    assert check_entries(published / "results.json", mirror=mirror) == 1  # 2,620 keys "0" ... "2619"
 
 
 @pytest.mark.parametrize("args, words", [
@@ -82,6 +93,7 @@ def test_the_study_fits_on_carved_train_chooses_on_dev_and_scores_validation_onl
     (["--model", "=tiny-bert"], "argument --model: must be NAME=DIR (e.g. minilm=tiny-bert), not '=tiny-bert'"),
     (["--only", "zeroshot-prefx@minilm"], "argument --only: 'zeroshot-prefx@minilm' is not one of "
                                           "zeroshot@MODEL, zeroshot-prefix@MODEL, zeroshot-pair@MODEL"),
+    (["--publish", "d", "--no-ensembles"], "--publish: drop --no-ensembles (an ensemble's file is published)"),
 ])
 def test_a_mistake_is_one_line_before_anything_runs(args, words, tmp_path):
     refused_before_running(SCRIPT, args, words, tmp_path, "--out")

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from project import REPO, not_a_count, refused_before_running
+from semrel.publishing.prediction_files import check_entries
 from trainer_fixtures import tiny_encoder
 
 SCRIPT = REPO / "scripts" / "train_semrel_2024_languages.py"
@@ -34,8 +35,8 @@ def smoke_run(mirror, tmp_path, out, *options):
     argv = [sys.executable, str(SCRIPT), "--model", f"e5-small={model}", "--max-steps", "2",
             "--precision", "fp32", "--language", "kin", *options, "--output", str(out)]
 
-    def run():
-        return subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=3600)
+    def run(*more):
+        return subprocess.run([*argv, *more], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=3600)
 
     done = run()
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -101,12 +102,21 @@ def test_one_language_and_one_target_train_choose_on_dev_and_score_test_official
     assert tables.count("| kin |") == 3 and "| MSE lower bound" in tables
     assert "| kin | 778 | 102 (48 in train: omitted when choosing) | " in tables
 
-    # run again: every finished language and member is kept, nothing trains
-    again = run()
+    # run again: every finished language and member is kept, nothing trains; --publish copies the test files
+    published = tmp_path / "benchmarks"
+    again = run("--publish", str(published))
     assert again.returncode == 0, again.stderr[-3000:]
     assert "$ semrel fit" not in again.stdout
     assert again.stdout.count(" is finished") == 3  # kin in Track A and in Track C, and Czech
     assert json.loads((out / "study.json").read_text())["track_a"] == study["track_a"]
+    copies = {"predictions/semrel-2024/e5-small-per-language/pred_kin.csv": final,
+              "predictions/czech-news-sts/e5-small-semrel-2024-track-a/free-test.csv":
+                  out / "czech" / "predictions" / "rank.test.csv"}
+    assert all((published / copy).read_bytes() == made.read_bytes() for copy, made in copies.items())
+    entries = json.loads((published / "results.json").read_text())["prediction_files"]
+    assert [e["figure"] for e in entries.values()] == [{"spearman": kin["test"][kin["final"]]}, czech["scores"]["rank"]]
+    assert list(entries) == list(copies)
+    assert check_entries(published / "results.json", mirror=mirror) == 2  # sha256, rows, ids of their splits
 
     # stored: the study under its key; the report's semrel-2024 cell waits for every language
     results = tmp_path / "results.json"
@@ -127,6 +137,8 @@ def test_one_language_and_one_target_train_choose_on_dev_and_score_test_official
     not_a_count("--jobs", "0"),
     (["--max-steps", "2", "--write-results"], "--write-results: a smoke run (--max-steps, --model) measures "
                                               "nothing to store"),
+    (["--max-steps", "2", "--publish"], "--publish: a smoke run (--max-steps, --model) goes into another folder: "
+                                        "--publish DIR"),
     not_a_count("--max-steps", "٢"),
     not_a_count("--jobs", "٢"),
     (["--language", "afr", "--track", "a"], "--language afr: afr has no Track A (it is in Track C only)"),
@@ -202,7 +214,7 @@ def test_jobs_run_the_same_study_as_processes_side_by_side(mirror, tmp_path):
 
 
 def test_side_by_side_runs_the_first_ready_task_and_nothing_after_a_failure(tmp_path, capsys):
-    from scripts.train_semrel_2024_languages import Task, side_by_side
+    from semrel.trainers.side_by_side import Task, side_by_side
 
     def task(name: str, code: str, after=()) -> Task:
         return Task((sys.executable, "-c", code), tmp_path / f"{name}.log", tuple(after))
@@ -214,7 +226,7 @@ def test_side_by_side_runs_the_first_ready_task_and_nothing_after_a_failure(tmp_
     tasks = [task("a", touch("a")), task("b", "print('broken'); raise SystemExit(3)"),
              task("c", touch("c"), after=[1]), task("d", touch("d"), after=[0])]
     with pytest.raises(SystemExit) as stopped:
-        side_by_side(tasks, 2, lambda index, seconds: ended.append(index))
+        side_by_side(tasks, 2, lambda index, seconds: ended.append(index), say=print)
     message = str(stopped.value)
     assert message.startswith("failed: ") and "raise SystemExit(3)" in message and str(tmp_path / "b.log") in message
     assert str(tmp_path / "c") in message and str(tmp_path / "d") not in message  # c: what it needs failed

@@ -6,8 +6,10 @@ benchmarks/bench_english_stacks.py on its output."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -16,6 +18,7 @@ import pytest
 from scipy.stats import rankdata, spearmanr
 
 from project import REPO, not_a_count, refused_before_running
+from semrel.publishing.prediction_files import check_entries
 from semrel.trainers.combination import rank_average
 from trainer_fixtures import tiny_encoder
 
@@ -104,15 +107,26 @@ def test_the_recipe_trains_members_on_eng_train_and_writes_a_scored_ensemble(mir
     assert mine["spearman"] == round(spearmanr(ranked, dev[0]["labels"]).statistic, 4)
     assert mine["versus_rank"]["difference"] == pytest.approx(mine["spearman"] - rank, abs=2e-4)
 
-    # run again: finished members are kept, not trained again
-    again = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)
+    # run again: finished members are kept, not trained again; --publish copies the test file and records it
+    published = tmp_path / "benchmarks"
+    again = subprocess.run([*argv, "--publish", str(published), "--machine", "2-core CPU"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=1200)
     assert again.returncode == 0, again.stderr[-3000:]
     assert again.stdout.count("kept: ") == len(MEMBERS) and "$ semrel fit" not in again.stdout
     assert json.loads((out / "recipe.json").read_text())["seconds"]["bi-minilm"] is None
+    copy = "predictions/semrel-2024/english-recipe-3-member/pred_eng.csv"
+    assert (published / copy).read_bytes() == (out / "eng_test.csv").read_bytes()
+    entry = json.loads((published / "results.json").read_text())["prediction_files"][copy]
+    assert entry == {"sha256": hashlib.sha256((out / "eng_test.csv").read_bytes()).hexdigest(), "rows": 2600,
+                     "dataset": "semrel-2024", "config": "eng", "split": "test",
+                     "format": "PairID,Pred_Score (SemEval-2024 Task 1)",
+                     "command": "python scripts/train_semrel_2024_recipe.py " + shlex.join(
+                         [*argv[2:], "--publish", str(published), "--machine", "2-core CPU"]),
+                     "machine": "2-core CPU", "figure": "labels held back: scored outside the project"}
 
     # a second cross-encoder seed, then the final members on eng train + dev, epochs as kept on dev
-    final = subprocess.run([*argv, "--cross-seeds", "42", "43", "--final"], cwd=tmp_path, env=env,
-                           capture_output=True, text=True, timeout=1200)
+    final = subprocess.run([*argv, "--cross-seeds", "42", "43", "--final", "--publish", str(published)],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1200)
     assert final.returncode == 0, final.stdout[-3000:] + final.stderr[-3000:]
     fits = [line for line in final.stdout.splitlines() if line.startswith("$ semrel fit")]
     assert len(fits) == 5 and "--seed 43" in fits[0] and "cross-mpnet-seed43" in fits[0]
@@ -137,6 +151,9 @@ def test_the_recipe_trains_members_on_eng_train_and_writes_a_scored_ensemble(mir
     ids = sorted(combined)
     ranks = [(rankdata([c[i] for i in ids]) - 1) / 2599 for c in columns]
     assert [combined[i] for i in ids] == pytest.approx(list(sum(ranks) / len(columns)), abs=1e-9)
+    final_copy = published / "predictions/semrel-2024/english-recipe-final-4-member/pred_eng.csv"
+    assert final_copy.read_bytes() == (out / "final" / "eng_test.csv").read_bytes()
+    assert check_entries(published / "results.json", mirror=mirror) == 2  # both copies: sha256, rows, ids
 
 
 @pytest.mark.parametrize("args, words", [
@@ -150,9 +167,27 @@ def test_the_recipe_trains_members_on_eng_train_and_writes_a_scored_ensemble(mir
     (["--cross-seeds", "٣"], "argument --cross-seeds: must be an integer in ASCII digits, not '٣'"),
     (["--cross-seeds", "42", "4٣"], "argument --cross-seeds: must be an integer in ASCII digits, not '4٣'"),
     not_a_count("--max-steps", "٢"),
+    (["--max-steps", "2", "--publish"], "--publish: a smoke run (--max-steps, --model) goes into another folder: "
+                                        "--publish DIR"),
+    (["--publish", "/dev/null/benchmarks"], "--publish /dev/null/benchmarks: /dev/null cannot be written (not a "
+                                            "folder)"),    (["--members", "bogus"],
+     "argument --members: invalid choice: 'bogus' (choose from 'bi-minilm', 'cross-mpnet', 'bi-mpnet')"),
+    (["--members"], "argument --members: expected at least one argument"),
 ])
 def test_a_mistake_is_one_line_before_anything_runs(args, words, tmp_path):
     refused_before_running(SCRIPT, args, words, tmp_path, "--output")
+
+
+@pytest.mark.parametrize("names, seeds, expected", [
+    (None, [42], ["bi-minilm", "cross-mpnet", "bi-mpnet"]),
+    (["bi-minilm", "cross-mpnet"], [42], ["bi-minilm", "cross-mpnet"]),
+    (["cross-mpnet", "bi-minilm"], [42, 43], ["bi-minilm", "cross-mpnet", "cross-mpnet-seed43"]),
+    (["bi-mpnet"], [42, 43], ["bi-mpnet"]),
+])
+def test_members_are_the_recipes_own_in_its_order(names, seeds, expected):
+    from scripts.train_semrel_2024_recipe import members
+
+    assert list(members(seeds, names)) == expected
 
 
 def test_results_page_shows_the_stack_studies_of_results_json():

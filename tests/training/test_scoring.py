@@ -32,6 +32,50 @@ def test_a_sentence_transformer_scores_the_cosine_of_its_own_embeddings(kinds):
     np.testing.assert_allclose(scorer.encode(S1[:3]), model.encode(S1[:3]), atol=1e-6)
 
 
+@pytest.mark.parametrize(("prompt", "truncate_dim"), [("", None), ("query: ", None), ("", 16)])
+def test_a_sentence_transformer_batch_is_its_encode_bit_for_bit(kinds, prompt, truncate_dim):
+    scorer = load_scorer(str(kinds["bi-encoder"]), cache_dir=None)
+    scorer.ensure_loaded()
+    scorer.prompt = prompt  # tokenised with the prompt, as encode does with it
+    scorer.model.truncate_dim = truncate_dim
+    texts = ["a", "a red circle on a blue square", "two", "a red circle", "the same text", "the same text"]
+    np.testing.assert_array_equal(scorer.compute(scorer.tokenized([(t,) for t in texts])),
+                                  scorer.model.encode(texts, batch_size=len(texts), prompt=prompt or None))
+
+
+class _InOrder:
+    """A stand-in for the helper thread: each batch tokenised when it is asked for, in this thread."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def submit(self, work, *args):
+        from concurrent.futures import Future
+
+        done = Future()
+        done.set_result(work(*args))
+        return done
+
+
+@pytest.mark.parametrize("kind", ["bi-encoder", "transformer", "semrel-bi", "semrel-cross", "cross-encoder"])
+def test_batches_tokenised_ahead_give_the_values_of_batches_made_in_turn(kinds, kind, monkeypatch):
+    ahead = load_scorer(str(kinds[kind]), cache_dir=None, batch_size=4)
+    ahead.precompute(S1, S2)
+    monkeypatch.setattr("semrel.trainers.scoring.base.ThreadPoolExecutor", _InOrder)
+    in_turn = load_scorer(str(kinds[kind]), cache_dir=None, batch_size=4)
+    in_turn.precompute(S1, S2)
+    assert ahead._memory.keys() == in_turn._memory.keys() and len(ahead._memory) > 4 * 3
+    for key, (tokens, value) in ahead._memory.items():
+        assert tokens == in_turn._memory[key][0]
+        np.testing.assert_array_equal(value, in_turn._memory[key][1])
+
+
 def test_a_plain_transformer_is_mean_pooled(kinds):
     import torch
     from transformers import AutoModel, AutoTokenizer
@@ -85,6 +129,18 @@ def test_each_distinct_text_is_computed_once(kinds):
     scores = scorer.scored(S1 + S1, S2 + S2)
     assert scores.computed == len(set(S1) | set(S2)) == scorer.computed
     assert scorer.scored(S2, S1).computed == 0  # all in memory
+
+
+def test_each_unit_is_hashed_once_per_scorer(kinds, monkeypatch):
+    from semrel.trainers.scoring import base
+
+    hashed, unit_key = [], base.unit_key
+    monkeypatch.setattr(base, "unit_key", lambda unit: hashed.append(unit) or unit_key(unit))
+    scorer = load_scorer(str(kinds["bi-encoder"]), cache_dir=None)
+    scorer.precompute(S1, S2)  # as a benchmark does: every unit first, then set by set
+    scorer.scored(S1, S2)
+    scorer.scored(S2[:5], S1[:5])
+    assert sorted(hashed) == sorted({(t,) for t in S1 + S2})
 
 
 def test_a_second_run_reads_everything_from_the_cache(kinds, tmp_path):

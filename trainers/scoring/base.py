@@ -6,7 +6,9 @@ conditional bi-encoder's (sentence, condition) text pairs, a tri-encoder's two s
 condition, a cross-encoder's one joint sequence. A scorer computes each distinct unit once,
 in batches sorted by token length (longest first: the least padding, the memory peak early),
 keeps the values in memory and, given a :class:`~.cache.UnitCache`, on disk; the pair scores
-are then cheap arithmetic over the units' values (a cosine, a cross-encoder's score).
+are then cheap arithmetic over the units' values (a cosine, a cross-encoder's score). A batch is
+tokenised (:meth:`Scorer.tokenized`) in a helper thread while the model computes the batch before
+it (fast tokenizers release the GIL), and each unit's key is hashed once per scorer.
 A unit longer than the model's ``max_length`` tokens is cut; each scoring says how many pairs
 had a unit cut (:class:`Scores`).
 """
@@ -14,6 +16,7 @@ had a unit cut (:class:`Scores`).
 from __future__ import annotations
 
 import contextlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,9 +58,9 @@ def cosine(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 class Scorer:
     """A model as a pair scorer. Subclasses say which units a pair needs (:meth:`pair_units`),
-    how the model is loaded (:meth:`load`), how a batch of units is computed (:meth:`compute`)
-    and counted in tokens (:meth:`lengths`), and how a pair's score follows from its units'
-    values (:meth:`combine`).
+    how the model is loaded (:meth:`load`), how a batch of units is computed (:meth:`compute`,
+    from what :meth:`tokenized` made of it) and counted in tokens (:meth:`lengths`), and how a
+    pair's score follows from its units' values (:meth:`combine`).
 
     ``spec``: the model argument as given; ``path``: its folder; ``kind``: the name of its
     kind (:mod:`~trainers.kinds`) and ``key``: the cache key (content hash + settings), both
@@ -79,6 +82,7 @@ class Scorer:
         self.loaded = False
         self._facts: dict | None = None
         self._memory: dict[bytes, tuple[int, np.ndarray]] = {}
+        self._keys: dict[Unit, bytes] = {}
         self._cache: UnitCache | None = None
 
     # ---- what a kind defines --------------------------------------------------------------
@@ -100,8 +104,13 @@ class Scorer:
         """Each unit's token count before truncation."""
         raise NotImplementedError
 
-    def compute(self, units: list[Unit]) -> np.ndarray:
-        """(len(units), dim) float32 values of one batch."""
+    def tokenized(self, units: list[Unit]):
+        """What :meth:`compute` takes for one batch: here the units as they are; a kind that
+        tokenises returns the model's inputs, made in a helper thread while the batch before runs."""
+        return units
+
+    def compute(self, batch) -> np.ndarray:
+        """(len(units), dim) float32 values of one batch (:meth:`tokenized` of its units)."""
         raise NotImplementedError
 
     def combine(self, values: list[np.ndarray]) -> np.ndarray:
@@ -148,7 +157,7 @@ class Scorer:
     def prepare(self, units: list[Unit]) -> int:
         """Every unit in memory: read from the disk cache, else computed (sorted by length,
         in batches, each stored as it is done); the number computed."""
-        keys = {unit_key(u): u for u in units}
+        keys = dict(zip(self.keys_of(units), units, strict=True))
         wanted = [k for k in keys if k not in self._memory]
         if wanted and self._cache is not None:
             self._memory.update(self._cache.get(wanted))
@@ -159,10 +168,14 @@ class Scorer:
         self.ensure_loaded()
         tokens = self.lengths(todo)
         order = np.argsort(-tokens, kind="stable")
-        with self._bar(len(todo)) as bar:
-            for start in range(0, len(order), self.batch_size):
-                batch = order[start:start + self.batch_size]
-                values = self.compute([todo[i] for i in batch])
+        batches = [order[start:start + self.batch_size] for start in range(0, len(order), self.batch_size)]
+        with self._bar(len(todo)) as bar, ThreadPoolExecutor(1, thread_name_prefix="tokenize") as helper:
+            ahead = helper.submit(self.tokenized, [todo[i] for i in batches[0]])
+            for number, batch in enumerate(batches):
+                inputs = ahead.result()
+                if number + 1 < len(batches):
+                    ahead = helper.submit(self.tokenized, [todo[i] for i in batches[number + 1]])
+                values = self.compute(inputs)
                 rows = [(wanted[i], int(tokens[i]), values[j]) for j, i in enumerate(batch)]
                 if self._cache is not None:
                     self._cache.put(rows)
@@ -170,6 +183,13 @@ class Scorer:
                 self.computed += len(batch)
                 bar.update(len(batch))
         return len(todo)
+
+    def keys_of(self, units: list[Unit]) -> list[bytes]:
+        """Each unit's :func:`~.cache.unit_key`, hashed once per scorer (a benchmark asks for
+        every unit's key three times: to compute, to read, to score)."""
+        known = self._keys
+        known.update((u, unit_key(u)) for u in set(units).difference(known))
+        return [known[u] for u in units]
 
     def _pairs(self, sentence1, sentence2, condition) -> list[tuple[Unit, ...]]:
         """Each pair's units; inputs of unequal length, or a conditional model without
@@ -191,12 +211,14 @@ class Scorer:
     def scored(self, sentence1, sentence2, condition=None) -> Scores:
         """:class:`Scores` of the pairs ``(sentence1[i], sentence2[i][, condition[i]])``."""
         pairs = self._pairs(sentence1, sentence2, condition)
-        computed = self.prepare([u for units in pairs for u in units])
+        units = [u for pair in pairs for u in pair]
+        computed = self.prepare(units)
         if not pairs:
             return Scores(np.zeros(0), np.zeros(0, dtype=bool), computed, self.max_length)
-        stored = [[self._memory[unit_key(u)] for u in units] for units in pairs]
-        cut = np.array([any(t > self.max_length for t, _ in row) for row in stored])
-        values = [np.stack([row[j][1] for row in stored]) for j in range(len(stored[0]))]
+        width = len(pairs[0])  # units per pair: one number for every pair of a scorer
+        stored = [self._memory[k] for k in self.keys_of(units)]
+        cut = (np.array([t for t, _ in stored]).reshape(-1, width) > self.max_length).any(axis=1)
+        values = [np.stack([v for _, v in stored[j::width]]) for j in range(width)]
         return Scores(np.asarray(self.combine(values), dtype=np.float64), cut, computed,
                       self.max_length)
 
@@ -232,4 +254,4 @@ class EncoderScorer(Scorer):
         """(len(texts), dim) embeddings, each distinct text computed once (cached)."""
         units = [(t,) for t in texts]
         self.prepare(units)
-        return np.stack([self._memory[unit_key(u)][1] for u in units]) if units else np.zeros((0, 0))
+        return np.stack([self._memory[k][1] for k in self.keys_of(units)]) if units else np.zeros((0, 0))

@@ -74,9 +74,11 @@ class SemrelCrossScorer(_PairScorer):
         first, second = self.model.texts(*self._columns(units))
         return token_counts(self.model.tokenizer, first, second)
 
-    def compute(self, units):
+    def tokenized(self, units):
+        return self.model.tokenize(*self._columns(units))
+
+    def compute(self, batch):
         import torch
 
         with torch.inference_mode():
-            batch = self.model.tokenize(*self._columns(units)).to(self.device)
-            return self.model(**batch).scores.float().cpu().numpy().reshape(len(units), 1)
+            return self.model(**batch.to(self.device)).scores.float().cpu().numpy().reshape(-1, 1)

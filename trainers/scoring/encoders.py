@@ -47,21 +47,41 @@ class SentenceTransformerScorer(EncoderScorer):
     def lengths(self, units):
         return token_counts(self.model.tokenizer, [self.prompt + t for (t,) in units])
 
-    def compute(self, units):
-        return self.model.encode([t for (t,) in units], batch_size=len(units), convert_to_numpy=True,
-                                 show_progress_bar=False).astype(np.float32)
+    def tokenized(self, units):
+        """``SentenceTransformer.encode``'s own steps for one batch, split where the tokenising
+        ends: the texts in its order (longest in characters first), ``preprocess`` with the
+        prompt; :meth:`compute` runs the forward pass and puts the rows back in the units' order."""
+        texts = [t for (t,) in units]
+        order = np.argsort([-len(t) for t in texts])
+        return order, self.model.preprocess([texts[i] for i in order], prompt=self.prompt or None)
+
+    def compute(self, batch):
+        import torch
+        from sentence_transformers.util import batch_to_device
+
+        order, features = batch
+        self.model.eval()
+        with torch.inference_mode():
+            out = self.model(batch_to_device(features, self.model.device))["sentence_embedding"]
+        if self.model.truncate_dim is not None:  # as encode cuts a model made with truncate_dim
+            out = out[:, :self.model.truncate_dim]
+        values = np.empty((len(order), out.shape[1]), dtype=np.float32)
+        values[order] = out.float().cpu().numpy()
+        return values
 
 
 class _TorchEncoder(EncoderScorer):
     """An encoder run by semrel itself: a tokenizer, a transformer and mean pooling."""
 
-    def _embed(self, first: list[str], second: list[str] | None = None) -> np.ndarray:
+    def _tokens(self, first: list[str], second: list[str] | None = None):
+        return self.tokenizer(first, second, truncation=True, max_length=self.max_length,
+                              padding=True, return_tensors="pt")
+
+    def compute(self, batch) -> np.ndarray:
         import torch
 
-        batch = self.tokenizer(first, second, truncation=True, max_length=self.max_length,
-                               padding=True, return_tensors="pt").to(self.device)
         with torch.inference_mode():
-            return self.embed(batch).float().cpu().numpy()
+            return self.embed(batch.to(self.device)).float().cpu().numpy()
 
 
 class TransformerScorer(_TorchEncoder):
@@ -87,8 +107,8 @@ class TransformerScorer(_TorchEncoder):
         hidden = self.model(**batch).last_hidden_state
         return pool(hidden, batch["attention_mask"], "mean")
 
-    def compute(self, units):
-        return self._embed([t for (t,) in units])
+    def tokenized(self, units):
+        return self._tokens([t for (t,) in units])
 
 
 class SemrelEncoderScorer(_TorchEncoder):
@@ -132,8 +152,8 @@ class SemrelEncoderScorer(_TorchEncoder):
     def embed(self, batch):
         return self.model.embed(batch["input_ids"], batch["attention_mask"], batch.get("token_type_ids"))
 
-    def compute(self, units):
-        return self._embed(*self._split(units))
+    def tokenized(self, units):
+        return self._tokens(*self._split(units))
 
     def combine(self, values):
         if not self.tri:
