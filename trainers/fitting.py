@@ -35,6 +35,7 @@ from .run_folder import (
     prepare_output,
     resume_point,
     seen_part,
+    start_seen,
     write_metrics,
     write_predictions,
     write_seen_pairs,
@@ -177,6 +178,9 @@ def fit(data: PairData, model_path: str | os.PathLike | ModelRef, args: PairTrai
     trains on refuse the dev split, or with ``args.selection_overlap="omit"`` are left out of it
     (:func:`~trainers.selection.chosen_on`: counted in ``selection``, the card and the output;
     ``seen_pairs.json`` and ``selection_predictions.json`` hold the pairs it chose on).
+    ``seen_pairs.json`` also holds what the model it starts from saw, where that folder records
+    it (:func:`~trainers.run_folder.start_seen`; a run that records its data but not its pairs
+    is refused as a start).
     """
     if args.output_dir is None:
         raise ParameterError("output_dir", None, "must name the run folder")
@@ -185,6 +189,7 @@ def fit(data: PairData, model_path: str | os.PathLike | ModelRef, args: PairTrai
         else args.resume_from_checkpoint
     ref = model_ref(model_path)
     start = starting_folder(ref, args.encoder, "model_path")
+    hashing, start_saw = start_seen(ref.path, "model_path", ref.spec)  # a run started from: what it saw
     trained = train_split_names(data, args.train_splits)
     eval_name = eval_split_name(data.splits, trained)
     check_selection(data, eval_data, args, held_out=eval_name, trained=trained)
@@ -258,9 +263,11 @@ def fit(data: PairData, model_path: str | os.PathLike | ModelRef, args: PairTrai
                                    base_model=base_model(ref, start))
         model.save_pretrained(output_dir)  # with its card
         write_metrics(output_dir, finite_or_null(asdict(result)))
-        write_seen_pairs(output_dir, [seen_part("train", data.name, s, data.splits[s]) for s in trained]
+        write_seen_pairs(output_dir, start_saw + [seen_part("train", data.name, s, data.splits[s], hashing)
+                                                  for s in trained]
                          + ([] if eval_data is None else [seen_part("selection", eval_data.data.name,
-                                                                    eval_data.split, eval_data.rows)]))
+                                                                    eval_data.split, eval_data.rows, hashing)]),
+                         hashing)
         if eval_name is not None:
             write_predictions(output_dir, PREDICTIONS, data, eval_name, predictions, labels,
                               encoder=model.kind, conditional=model.conditional)

@@ -1,5 +1,6 @@
 """semrel-2024: counts (on the real mirrored files), quirks, the STR-2021 link, the held-back English
-test (a fixture in a temporary mirror), bad input, and the raw BWS re-scoring."""
+test (a fixture in a temporary mirror) and the export; bad input is in test_semrel_2024_bad_rows.py,
+the raw BWS re-scoring in test_semrel_2024_bws.py."""
 
 import csv
 import hashlib
@@ -16,7 +17,6 @@ from semrel.dataset_scripts.errors import DataValidationError, SourceError
 from semrel.dataset_scripts.semrel_2024 import FILES, LANGUAGES, TRACK_A, TRACK_C, ReleaseFile, plan, read_split
 from semrel.dataset_scripts.semrel_2024 import builder as semrel_builder
 from semrel.dataset_scripts.semrel_2024 import files as semrel_files
-from semrel.dataset_scripts.semrel_2024.bws import POOLED, READER, pair_key, reliability, rescore
 from semrel.dataset_scripts.semrel_2024.files import AFR_PILOT, read_file
 from semrel.dataset_scripts.semrel_2024.str_link import link_str_2021
 from semrel.dataset_scripts.str_2021 import read_pairs as read_str_2021
@@ -257,102 +257,6 @@ def test_held_back_file_is_part_of_the_cache_key(tmp_path, upstream):
         "semrel-2024", "afr", mirror=f"{fixture}{os.pathsep}{upstream}").hash
 
 
-# ---- bad input: each rule, on a copy of a real file with one row broken ----
-
-def _rows(mirror, key):
-    with open(mirror / "semrel-2024" / FILES[key].path, newline="", encoding="utf-8") as f:
-        return list(csv.reader(f))
-
-
-def _bytes(rows) -> bytes:
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(rows)
-    return out.getvalue().encode()
-
-
-def _set(row, col, value):
-    return lambda rows: rows[row].__setitem__(col, value)
-
-
-@pytest.mark.parametrize("key, mutate, rule, row", [
-    (("eng", "dev"), lambda r: r[0].__setitem__(0, "ID"), "unknown header layout", None),
-    (("eng", "dev"), lambda r: r[0].append("Extra"), "unknown header layout", None),
-    (("eng", "dev"), _set(5, 0, "ESP-dev-0004"), "PairID of another language or split", 5),
-    (("eng", "dev"), _set(5, 0, "ENG-train-0004"), "PairID of another language or split", 5),
-    (("amh", "test"), _set(7, 0, "Pair_ID_amh_dev_7"), "PairID of another language or split", 7),
-    (("eng", "dev"), _set(5, 0, "ENG-dev-0000"), "repeated PairID", 5),
-    (("eng", "dev"), lambda r: r[5].__setitem__(1, r[5][1].replace("\n", " ")), "exactly one newline", 5),
-    (("eng", "dev"), lambda r: r[5].__setitem__(1, r[5][1] + "\nthird"), "exactly one newline", 5),
-    (("afr", "test"), lambda r: r[3].__setitem__(1, r[3][1].replace("\t", "\n")), "exactly one tab", 3),
-    (("eng", "dev"), lambda r: r[5].__setitem__(1, "  \nsecond"), "empty sentence", 5),
-    (("eng", "dev"), _set(5, 2, "1.2"), r"score must be in \[0, 1\]", 5),
-    (("eng", "dev"), _set(5, 2, "-0.01"), r"score must be in \[0, 1\]", 5),
-    (("afr", "dev"), _set(5, 2, "nan"), "score must be a number", 5),
-    (("pan", "test"), _set(5, 1, ""), "score must be a number", 5),
-])
-def test_bad_rows_name_file_row_and_rule(upstream, key, mutate, rule, row):
-    rows = _rows(upstream, key)
-    mutate(rows)
-    name = f"bad/{FILES[key].path}"
-    with pytest.raises(DataValidationError, match=rule) as err:
-        read_file(name, _bytes(rows), language=key[0], split=key[1])
-    assert err.value.row == row and name in str(err.value)
-
-
-def test_builder_stops_on_a_bad_row(tmp_path, upstream, monkeypatch):
-    rows = _rows(upstream, ("pan", "dev"))
-    rows[9][0] = rows[9][0].replace("\n", " ")  # pan: Text,Score,PairID
-    path = tmp_path / "m" / "semrel-2024" / FILES[("pan", "dev")].path
-    path.parent.mkdir(parents=True)
-    path.write_bytes(_bytes(rows))
-    monkeypatch.setitem(semrel_files.FILES, ("pan", "dev"), ReleaseFile(
-        FILES[("pan", "dev")].path, hashlib.sha256(path.read_bytes()).hexdigest()))
-    with pytest.raises(DataValidationError, match="row 9: Text must hold two sentences"):
-        load("semrel-2024", "pan", mirror=f"{tmp_path / 'm'}{os.pathsep}{upstream}",
-             cache_dir=tmp_path / "cache")
-
-
-# ---- the raw BWS tuples (arb, arq) ----
-
-def test_pair_key_ignores_spacing_only():
-    assert pair_key(" ماذا عن هنا؟", "قولو بصوت عالي ما ترونه ") == pair_key("ماذا عن هنا؟", "قولو بصوت عالي ماترونه")
-    assert pair_key("a b", "c") != pair_key("c", "a b")
-
-
-@pytest.fixture(scope="module")
-def rescored(mirror):
-    return {lang: rescore(lang, mirror) for lang in ("arb", "arq")}
-
-
-@pytest.mark.parametrize("lang, items, published, exact, matched, within, unmatched", [
-    ("arb", 1800, 627, 569, 574, 436, 53),
-    ("arq", 3991, 1941, 881, 1939, 91, 2),
-])
-def test_rescoring_maps_items_to_published_pairs(rescored, lang, items, published, exact, matched,
-                                                 within, unmatched):
-    r = rescored[lang]
-    assert (r.n_items, r.n_published, r.n_exact, len(r.pair_ids)) == (items, published, exact, matched)
-    assert (r.within_rounding, len(r.unmatched)) == (within, unmatched)
-    assert len(set(r.pair_ids)) == len(r.pair_ids) and r.items_mapped > matched  # variants pooled
-    assert set(r.splits) <= {"train", "dev", "test"}
-
-
-def test_arb_rescoring_reproduces_the_published_scale_arq_does_not(rescored):
-    arb, arq = rescored["arb"], rescored["arq"]
-    assert arb.spearman > 0.999 and np.abs(arb.diff).max() < 0.05
-    assert arb.fit == pytest.approx((0.5, 0.5), abs=0.002)  # published = (counting + 1) / 2
-    assert arq.fit[0] == pytest.approx(0.43, abs=0.01) and 0.96 < arq.spearman < 0.98
-
-
-def test_pooling_variants_raises_split_half_reliability(mirror):
-    pooled = reliability("arb", POOLED, trials=50, mirror=mirror)
-    raw = reliability("arb", READER, trials=50, mirror=mirror)
-    assert pooled.n_items < raw.n_items
-    assert pooled.corrected_spearman > raw.corrected_spearman + 0.1
-    assert 0.85 < pooled.corrected_spearman < 0.95
-    assert reliability("arb", POOLED, trials=50, mirror=mirror).spearman == pooled.spearman  # seeded
-
-
 # ---- export: Parquet + YAML that stock load_dataset reads, a card that passes check_card ----
 
 @pytest.mark.slow
@@ -378,37 +282,6 @@ def test_export_loads_every_config_with_stock_load_dataset(mirror, cache_dir, tm
         assert hub["test"]["pair_id"] == ref["test"]["pair_id"], config
     eng = datasets.load_dataset(str(result.folder), "eng", cache_dir=str(tmp_path / "hf"))
     assert eng["train"][0]["str_2021_pair_id"] and eng["test"][0]["score"] is None
-
-
-def test_results_json_holds_the_rescoring_figures(rescored):
-    import json
-
-    from project import REPO
-
-    figures = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))
-    for lang, r in rescored.items():
-        f = figures["semrel_2024_bws"]["rescoring"][lang]
-        assert (f["items"], f["published"], f["matched_exact_key"], f["matched"], f["items_mapped"],
-                f["within_rounding"], f["unmatched"]) == (r.n_items, r.n_published, r.n_exact,
-                                                          len(r.pair_ids), r.items_mapped,
-                                                          r.within_rounding, len(r.unmatched))
-        assert f["spearman"] == round(r.spearman, 4) and f["max_abs_diff"] == round(float(np.abs(r.diff).max()), 3)
-
-
-@pytest.mark.slow
-def test_results_json_holds_the_split_half_figures(mirror):
-    import json
-
-    from project import REPO
-
-    figures = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))["semrel_2024_bws"]
-    for lang in ("arb", "arq"):
-        for identity in (POOLED, READER):
-            s = reliability(lang, identity, trials=figures["split_half"]["trials"],
-                            seed=figures["split_half"]["seed"], mirror=mirror)
-            f = figures["split_half"][lang][identity]
-            assert (f["items"], f["spearman"], f["spearman_brown"]) == (
-                s.n_items, round(s.spearman, 3), round(s.corrected_spearman, 3))
 
 
 def test_unlabelled_copies_hold_the_same_pairs_as_the_labelled_files_read(release, upstream):

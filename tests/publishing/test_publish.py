@@ -1,7 +1,8 @@
 """`semrel push` against a local Hub (tests/hub_server.py): what arrives, and what never may.
 
-Tests that need the `out` build (every dataset and Space built whole) or the local Hub are slow;
-the raw WorkerId guard and the card of an unbuilt dataset are not.
+Every test here needs the `out` build (every dataset and Space built whole) or the local Hub, and
+is slow; the checks that need neither are in test_publish_without_build.py, the push of a model
+fit on a semrel dataset in test_publish_fitted_model.py.
 The real clients run in subprocesses whose environment points huggingface_hub at the local server
 before it is imported (HF_ENDPOINT, HF_HUB_DISABLE_XET=1, a dummy token). Every real dataset of
 the suite forbids redistribution, so the full-data path (Parquet, verify, load_dataset from the
@@ -35,7 +36,6 @@ from semrel import cli as upload
 from semrel.dataset_scripts import REGISTRY
 from semrel.dataset_scripts.str_2021 import read_pairs
 from semrel.publishing import guard, publish
-from semrel.publishing.cards import build_recipe
 from semrel.publishing.export import build_dataset, data_files
 from semrel.publishing.spaces import build_space, metric_names
 
@@ -43,12 +43,6 @@ TOKEN = "hf_semrelTestToken_MUST_NOT_BE_PRINTED_42"
 NS = "semrel-test"
 CLI = ("import sys; sys.path.insert(0, 'tests'); import toy_dataset; toy_dataset.register(); "
        "from semrel.cli import main; sys.exit(main(sys.argv[1:]))")
-
-
-@pytest.fixture(scope="module")
-def toy_registered():
-    with toy_dataset.registered():
-        yield
 
 
 def make_model(folder: Path, card: str | None = None) -> Path:
@@ -330,66 +324,6 @@ def test_card_only_folder_quoting_a_row_is_refused(out, mirror, tmp_path):
         publish.check([artefact])
 
 
-def test_card_of_an_unbuilt_dataset_comes_from_its_builder(tmp_path):
-    """C-STS without the user's decrypted files: nothing is built, its card is still published."""
-    staged = publish.stage_card_only("str-2021", tmp_path / "not-built", tmp_path / "card")
-    assert [p.name for p in staged.iterdir()] == ["README.md"]
-    card = DatasetCard.load(staged / "README.md")
-    assert card.data.license == "other" and card.data.language == ["en"]
-    assert card.text.lstrip().startswith("# STR-2021: Semantic Textual Relatedness\n\nSTR-2021: 5,500")
-    assert "## Build it yourself" in card.text and build_recipe("str-2021") in card.text
-    assert "`cv-fold-0`: 5-fold CV stratified by subset" in card.text and "@inproceedings" in card.text
-
-
-def _table_with(**columns):
-    import pyarrow as pa
-
-    return pa.table(columns)
-
-
-# (file name, content) -> must be refused; ids: a real one without digits (4 of the 463 real ids
-# have none), one glued to a word, ids in .log/.html/suffix-less files, inside text cells, in a
-# list column, in a struct, as a column name
-REAL_NO_DIGIT = "AQWERTYUIOPAS"  # shape of the real digit-free ids; added to the known set below
-LEAKS = {
-    "no digit (pattern)": ("card.md", "worker AZXCVBNMQWERT labelled"),
-    "no digit (real id)": ("notes.txt", f"WORKERID{REAL_NO_DIGIT}"),  # the pattern alone misses it
-    "glued to a word": ("README.md", "see worker_A1B2C3D4E5F6G7 here"),
-    "log file": ("train.log", "step 3 A3BCGN11HDM8QR"),
-    "html file": ("index.html", "<td>A3BCGN11HDM8QR</td>"),
-    "no suffix": ("LICENSE", "A3BCGN11HDM8QR"),
-    "inside a text cell": ("a.parquet", _table_with(text=["labelled by A3BCGN11HDM8QR today"])),
-    "list column": ("b.parquet", _table_with(workers=[["w1", "A3BCGN11HDM8QR"], []])),
-    "struct column": ("c.parquet", _table_with(meta=[{"who": "A3BCGN11HDM8QR", "n": 1}])),
-    "column name": ("d.parquet", _table_with(A3BCGN11HDM8QR=[1, 2])),
-    "plain cell": ("e.parquet", _table_with(worker_id=["w0a1b2c3d4e5f", "A3BCGN11HDM8QR"])),
-}
-
-
-@pytest.mark.parametrize("case", sorted(LEAKS))
-def test_raw_worker_id_guard_cannot_be_walked_around(tmp_path, case):
-    name, content = LEAKS[case]
-    path = tmp_path / name
-    if isinstance(content, str):
-        path.write_text(content, encoding="utf-8")
-    else:
-        pq.write_table(content, path)
-    problems = guard.scan_files(tmp_path, [name], known={REAL_NO_DIGIT})
-    assert len(problems) == 1 and problems[0].startswith(f"{name}: "), problems
-    assert "WorkerId" in problems[0] and "HDM8QR" not in problems[0] and "TYUIOP" not in problems[0]
-
-
-def test_raw_worker_id_guard_knows_the_real_ids_and_passes_clean_files(mirror, tmp_path):
-    known = guard.raw_worker_ids(mirror)
-    assert raw_worker_ids(mirror) <= known  # every id the parser sees (+ the authors' list)
-    assert len(raw_worker_ids(mirror)) == 463 and sum(not re.search(r"\d", i) for i in known) >= 4
-    (tmp_path / "ok.md").write_text("pseudonyms w0a1b2c3d4e5f, AND ABBREVIATED text, sha256 "
-                                    "3f2a...; ACL 2021\n", encoding="utf-8")
-    pq.write_table(_table_with(worker_id=["w0a1b2c3d4e5f"], s=["A small dog."]), tmp_path / "ok.parquet")
-    (tmp_path / "plot.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
-    assert guard.scan_files(tmp_path, ["ok.md", "ok.parquet", "plot.png"], known) == []
-
-
 @pytest.mark.slow
 def test_dry_run_lists_files_without_token_or_network(out, capsys):
     assert upload.main(["push", "--namespace", NS, "--out", str(out), "--dry-run",
@@ -412,41 +346,3 @@ def test_every_built_and_staged_card_passes_the_card_check(out, tmp_path):
     for card in cards:
         assert check_card(card, "dataset") == [], card
     assert check_card(out / "models" / "tiny-encoder" / "README.md", "model") == []
-
-
-@pytest.mark.slow
-def test_a_model_fit_on_a_semrel_dataset_is_pushed_with_its_dataset_repo(toy_registered, mirror,
-                                                                         tmp_path):
-    """`fit` cannot know the namespace, so its card names no dataset and the Hub vocabulary check
-    would refuse it; the push stages the card with `datasets: [NS/<id>]` (the run stays as is)."""
-    from semrel.dataset_scripts.pairs import load_pairs
-    from semrel.dataset_scripts.pretrained import minilm_path
-    from semrel.publishing.hub_vocabulary import check_card
-    from semrel.trainers.arguments import PairTrainingArguments
-    from semrel.trainers.fitting import fit
-
-    run_dir = tmp_path / "toy-minilm"
-    fit(load_pairs("toy-sts", "cv-fold-0", mirror=toy_dataset.MIRROR,
-                   cache_dir=tmp_path / "cache"),
-        str(minilm_path()), PairTrainingArguments(str(run_dir), max_steps=1,
-                                                  per_device_train_batch_size=8,
-                                                  save_strategy="steps", save_steps=1))
-    assert any((run_dir / "checkpoints").iterdir())  # kept local, never pushed
-    before = (run_dir / "README.md").read_text()
-    assert ModelCard(before).data.datasets is None
-    assert check_card(run_dir / "README.md", "model") == [
-        f"{run_dir / 'README.md'}: YAML lacks datasets"]
-    assert "adds `datasets: [NS/toy-sts]`" in before
-    with LocalHub() as hub:
-        result = run(hub, tmp_path / "build", "--model", str(run_dir), home=tmp_path,
-                     mirror=mirror)
-        assert result.returncode == 0, result.stderr
-        assert f"    README.md  (datasets: [{NS}/toy-sts]; its usage snippet loads {NS}/toy-minilm)" \
-            in result.stdout
-        files = hub.files("model", f"{NS}/toy-minilm")
-        assert ModelCard(files["README.md"].decode()).data.datasets == [f"{NS}/toy-sts"]
-        assert "model.safetensors" in files and "metrics.json" in files
-        assert "eval_predictions.json" not in files  # no model repo needs it: it stays here
-        assert "  stays here: checkpoints/ (" in result.stdout
-        assert not [f for f in files if f.startswith("checkpoints/")]
-    assert (run_dir / "README.md").read_text() == before  # the run folder is not changed

@@ -101,7 +101,7 @@ def test_a_mistake_is_one_line_before_anything_runs(args, words, tmp_path):
 
 def test_results_page_shows_the_study_of_results_json():
     """benchmarks/RESULTS.md's C-STS table is the one results.json's entry renders."""
-    from benchmarks.bench_c_sts import KEY, markdown
+    from benchmarks.c_sts_study.tables import KEY, markdown
 
     stored = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))[KEY]
     page = (REPO / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")

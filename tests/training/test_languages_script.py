@@ -45,7 +45,7 @@ def smoke_run(mirror, tmp_path, out, *options):
 
 @pytest.mark.slow
 def test_one_language_and_one_target_train_choose_on_dev_and_score_test_officially(mirror, tmp_path):
-    from scripts.train_semrel_2024_languages import RESULTS_KEY, store
+    from scripts.semrel_2024_languages.tables import RESULTS_KEY, store
 
     out = tmp_path / "study"
     run, done = smoke_run(mirror, tmp_path, out, "--czech")
@@ -145,6 +145,7 @@ def test_one_language_and_one_target_train_choose_on_dev_and_score_test_official
     (["--language", "kin", "--language", "pan", "--track", "a"],
      "--language pan: pan has no Track A (it is in Track C only)"),
     (["--language", "mar", "--track", "c"], "--language mar: mar has no Track C (it is in Track A only)"),
+    (["--all-languages", "--track", "c"], "--all-languages: builds on Track A (add --track a, or leave --track out)"),
 ])
 def test_a_mistake_is_one_line_before_anything_runs(args, words, tmp_path):
     refused_before_running(SCRIPT, args, words, tmp_path, "--output")
@@ -170,7 +171,7 @@ def test_a_missing_mirror_file_is_one_line_before_anything_runs(options, missing
 
 def test_results_page_shows_the_study_of_results_json():
     """benchmarks/RESULTS.md shows the study's tables as results.json holds them (once run)."""
-    from scripts.train_semrel_2024_languages import RESULTS_KEY, markdown
+    from scripts.semrel_2024_languages.tables import RESULTS_KEY, markdown
 
     stored = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8")).get(RESULTS_KEY)
     text = (REPO / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")

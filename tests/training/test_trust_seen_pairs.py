@@ -327,3 +327,36 @@ def test_str_2021_may_choose_on_semrel_2024_english_dev(mirror, cache_dir):
     fold0 = load_pairs("str-2021", "cv-fold-0", mirror=mirror, cache_dir=cache_dir)
     dev = load_dev("semrel-2024", "eng", mirror=mirror, cache_dir=cache_dir)
     assert check_selection(fold0, dev, small_args("unused", **selection_arguments()), "test") is None
+
+
+# -- 5. a run started from another run carries what that run saw --------------------------------
+@pytest.mark.parametrize("hashing", [PAIR_HASH, PAIR_HASH_V1])
+def test_a_run_started_from_a_run_carries_its_record_in_its_key(kinds, root, tmp_path, hashing):
+    """What the start saw goes into the new run's record, in the start's key: the benchmark
+    refuses the new run those pairs too."""
+    from semrel.trainers.fitting import fit
+
+    start = shutil.copytree(kinds["semrel-bi"], tmp_path / "start")
+    earlier = toy_pairs().map(lambda r: {"sentence1": r["sentence1"] + " again"}).select(range(20))
+    saw = seen_part("train", "toy/earlier", "train", earlier.select(range(10)), hashing)
+    write_seen_pairs(start, [saw], hashing)
+    data = load_pairs(str(root / "toy-cv"), "cv-fold-1")
+    fit(data, str(start), small_args(tmp_path / "next", encoder="bi"))
+    assert json.loads((tmp_path / "next" / "seen_pairs.json").read_text()) == {"hash": hashing, "parts": [
+        saw, seen_part("train", data.name, "train", data.splits["train"], hashing)]}
+    result = run_benchmark([load_scorer(str(tmp_path / "next"), cache_dir=None)], [toy_set(earlier, "e")], **QUIET)
+    assert [(c.status, c.reason) for c in result.cells] == [
+        ("refused", "trained on these pairs: 10 of 20 (10 in train toy/earlier/train)")]
+
+
+def test_a_run_without_its_record_cannot_start_a_run(root, tmp_path):
+    from semrel.trainers.fitting import fit
+
+    run = unrecorded_run(root, tmp_path, "semrel-2024/eng")
+    with pytest.raises(ParameterError) as refused:
+        fit(load_pairs(str(root / "toy-cv"), "cv-fold-1"), str(run), small_args(tmp_path / "next", encoder="bi"))
+    assert str(refused.value) == (
+        f"model_path={str(run)!r}: was trained on semrel-2024/eng but records no seen_pairs.json (written before "
+        "semrel recorded a run's pairs): a run started from it could not say which pairs it saw; start from the "
+        "model it was trained from")
+    assert not (tmp_path / "next").exists()

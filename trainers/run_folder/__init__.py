@@ -8,7 +8,7 @@ A run folder (``semrel fit``'s ``output_dir``)::
     semrel_head.safetensors     parameters outside the transformer (tri-encoder)
     metrics.json                what fit measured, on which data and score range, with which options
     eval_predictions.json       scores on the evaluated split, with the gold labels
-    seen_pairs.json             hashes of the pairs it trained and chose its checkpoint on
+    seen_pairs.json             hashes of the pairs it (and the run it started from) trained and chose on
     selection_predictions.json  the kept model's dev predictions (when a dev split chose it)
     README.md                   the model card
     checkpoints/semrel_run.json the run's fingerprint; checkpoints/ stays local
@@ -83,7 +83,7 @@ from .predictions import (
     same_folds,
     write_predictions,
 )
-from .seen import pair_hashes, seen_pairs, seen_part, write_seen_pairs
+from .seen import pair_hashes, seen_pairs, seen_part, start_seen, write_seen_pairs
 
 __all__ = [
     "CARD", "CHECKPOINTS", "CONFIG", "ENCODER_CONFIG", "ENSEMBLE", "HEAD", "MEMBERS",
@@ -93,6 +93,7 @@ __all__ = [
     "check_run_folder", "check_same_rows", "check_transformer_folder", "cv_folds", "finish_run",
     "holds_run", "last_complete_checkpoint", "load_run", "member_facts", "pair_hashes", "prepare_output",
     "read_cvs", "read_encoder_config", "read_ensemble", "read_metrics",
-    "recorded_score_range", "resume_point", "run_data", "same_folds", "seen_pairs", "seen_part", "write_encoder_config",
+    "recorded_score_range", "resume_point", "run_data", "same_folds", "seen_pairs", "seen_part", "start_seen",
+    "write_encoder_config",
     "write_ensemble", "write_metrics", "write_predictions", "write_seen_pairs", "write_text",
 ]
