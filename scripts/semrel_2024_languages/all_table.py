@@ -10,7 +10,7 @@ import numpy as np
 
 from semrel.dataset_scripts.semrel_2024.official import BEST, LABSE
 
-from .tables import LABELLED_A, _bold, _cell, _gap
+from .tables import LABELLED_A, bold, cell, gap
 
 RESULTS_KEY_ALL = "semrel_2024_all_languages"
 FAMILIES = {"per-language": "per language", "all": "all, as it is", "from-all": "all, fine-tuned"}
@@ -62,7 +62,7 @@ def _paired(p: dict | None) -> str:
 
 
 def _longer(records: dict) -> list[str]:
-    return [f"{n} {_cell(g['dev_kept'])} ({g['longer_of']} {_cell(g['longer_of_dev'])})" for n, g in records.items()]
+    return [f"{n} {cell(g['dev_kept'])} ({g['longer_of']} {cell(g['longer_of_dev'])})" for n, g in records.items()]
 
 
 def _met(ok: bool, word: str, which: list[str]) -> str:
@@ -78,17 +78,17 @@ def markdown_all(languages: dict[str, dict]) -> str:
     for lang, r in languages.items():
         new, official = _new(r), r["official"]
         pairs = f"{r['pairs']['test']:,}" if r["test_labelled"] else "no labels"
-        lines.append(f"| {lang} | {pairs} | {r['today']['final']} | {_cell(r['today']['test'])} | {r['final']} | "
-                     f"{FAMILIES[r['final'].rsplit('-', 1)[0]]} | {_bold(new)} | {_paired(r['paired'])} | "
-                     f"{_cell(official['labse'], 2)} | {_cell(official['best'])} | {_gap(new, official['labse'])} | "
-                     f"{_gap(new, official['best'])} |")
+        lines.append(f"| {lang} | {pairs} | {r['today']['final']} | {cell(r['today']['test'])} | {r['final']} | "
+                     f"{FAMILIES[r['final'].rsplit('-', 1)[0]]} | {bold(new)} | {_paired(r['paired'])} | "
+                     f"{cell(official['labse'], 2)} | {cell(official['best'])} | {gap(new, official['labse'])} | "
+                     f"{gap(new, official['best'])} |")
     g = goals(languages)
     if g["languages"]:
         labse = float(np.mean([LABSE[lang] for lang in g["languages"]]))
         best = float(np.mean([BEST[lang] for lang in g["languages"]]))
-        lines.append(f"| mean of {len(g['languages'])} | | | {_cell(g['today_mean'])} | | | {_bold(g['mean'])} | "
-                     f"{_gap(g['mean'], g['today_mean'])} | {_cell(labse)} | {_cell(best)} | "
-                     f"{_gap(g['mean'], labse)} | {_gap(g['mean'], best)} |")
+        lines.append(f"| mean of {len(g['languages'])} | | | {cell(g['today_mean'])} | | | {bold(g['mean'])} | "
+                     f"{gap(g['mean'], g['today_mean'])} | {cell(labse)} | {cell(best)} | "
+                     f"{gap(g['mean'], labse)} | {gap(g['mean'], best)} |")
     parts = ["\n".join(lines)]
     if g["languages"]:
         below, met, mean = g["below_labse"], g["at_least_best"], f"{g['mean']:.3f}"
@@ -104,8 +104,8 @@ def markdown_all(languages: dict[str, dict]) -> str:
         picked = [f"{tuned[n]['learning_rate']:g}, {tuned[n]['kept_epoch']:g}"
                   for n in r["from_all"]["chosen"].values()]
         longer = _longer(r["per_language"]["longer"]) + _longer(r["from_all"]["longer"])
-        lines.append(f"| {lang} | {_cell(dev['per-language-rank'])} / {_cell(dev['per-language-ridge'])} | "
-                     f"{_cell(dev['all-rank'])} | {_cell(dev['from-all-rank'])} / {_cell(dev['from-all-ridge'])} | "
+        lines.append(f"| {lang} | {cell(dev['per-language-rank'])} / {cell(dev['per-language-ridge'])} | "
+                     f"{cell(dev['all-rank'])} | {cell(dev['from-all-rank'])} / {cell(dev['from-all-ridge'])} | "
                      f"{r['final']} | {picked[0]} | {picked[1]} | {'; '.join(longer) or 'none'} |")
     parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"

@@ -36,15 +36,15 @@ def publish(record: dict, out: Path, machine: str, into: Path) -> None:
         print(f"published: {path}")
 
 
-def _cell(value, digits: int = 3) -> str:
+def cell(value, digits: int = 3) -> str:
     return "" if value is None else f"{value:.{digits}f}"
 
 
-def _bold(value) -> str:
+def bold(value) -> str:
     return "" if value is None else f"**{value:.3f}**"
 
 
-def _gap(value, reference) -> str:
+def gap(value, reference) -> str:
     return "" if value is None or reference is None else f"{value - reference:+.3f}"
 
 
@@ -58,10 +58,10 @@ def markdown(record: dict) -> str:
             test, official = r["test"], r["official"]
             final = test.get(r["final"])
             pairs = f"{r['pairs']['test']:,}" if r["test_labelled"] else "no labels"
-            lines.append(f"| {lang} | {pairs} | " + " | ".join(_cell(test.get(n)) for n in
-                         ("bi", "cross", "char-ridge", "dice")) + f" | {_bold(final)} | {r['final']} | "
-                         f"{_cell(official['labse'], 2)} | {_cell(official['best'])} | "
-                         f"{_gap(final, official['labse'])} | {_gap(final, official['best'])} |")
+            lines.append(f"| {lang} | {pairs} | " + " | ".join(cell(test.get(n)) for n in
+                         ("bi", "cross", "char-ridge", "dice")) + f" | {bold(final)} | {r['final']} | "
+                         f"{cell(official['labse'], 2)} | {cell(official['best'])} | "
+                         f"{gap(final, official['labse'])} | {gap(final, official['best'])} |")
         parts.append("\n".join(lines))
         lines = ["| language | train pairs | dev pairs | bi: lr, kept epoch | cross: lr, kept epoch | "
                  "dev: bi / cross / char-ridge / Dice | dev: rank / ridge stack (cross-fitted) | final | "
@@ -74,8 +74,8 @@ def markdown(record: dict) -> str:
             lines.append(f"| {lang} | {r['pairs']['train']:,} | {r['pairs']['validation']:,}"
                          f"{'' if omitted is None else f' ({omitted} in train: omitted when choosing)'} | "
                          f"{picked[0]} | {picked[1]} | "
-                         + " / ".join(_cell(dev.get(n)) for n in ("bi", "cross", "char-ridge", "dice"))
-                         + f" | {_cell(r['candidates_dev']['rank'])} / {_cell(r['candidates_dev']['ridge'])} | "
+                         + " / ".join(cell(dev.get(n)) for n in ("bi", "cross", "char-ridge", "dice"))
+                         + f" | {cell(r['candidates_dev']['rank'])} / {cell(r['candidates_dev']['ridge'])} | "
                          f"{r['final']} | {seconds} |")
         parts.append("\n".join(lines))
     if record["track_c"]:
@@ -86,9 +86,9 @@ def markdown(record: dict) -> str:
             labse = r["official"]["labse_cross"]
             pairs = f"{r['pairs']['test']:,}" if r["test_labelled"] else "no labels"
             lines.append(f"| {lang} | {r['trained_on']} ({r['pairs']['train']:,} pairs) | {pairs} | "
-                         + " | ".join(_cell(test.get(n)) for n in ("bi", "cross", "dice"))
-                         + f" | {_bold(final)} | {_cell(labse, 2)} | {_gap(final, labse)} | "
-                         f"{_cell(r['dev'].get('rank'))} | "
+                         + " | ".join(cell(test.get(n)) for n in ("bi", "cross", "dice"))
+                         + f" | {bold(final)} | {cell(labse, 2)} | {gap(final, labse)} | "
+                         f"{cell(r['dev'].get('rank'))} | "
                          + " / ".join(f"{r['members'][e]['train_seconds']:,.0f}" for e in ("bi", "cross")) + " |")
         parts.append("\n".join(lines))
     if record.get("czech"):
