@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 
 .PHONY: setup build test test-fast lint clean
 
-EXTRAS := dev,train,crowd,report,spaces,mteb
+EXTRAS := dev,train,crowd,report,spaces,mteb,backends
 
 # torch==2.13.0 first: it resolves to the local CPU wheel; any other spec pulls CUDA wheels.
 $(VENV)/.installed: pyproject.toml

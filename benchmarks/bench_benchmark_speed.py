@@ -171,17 +171,22 @@ def agreement(runs: dict[str, list[dict]]) -> dict[str, float]:
     return out
 
 
+def add_set_flags(ap: argparse.ArgumentParser, model_help: str) -> None:
+    """``--model``, ``--only``, ``--all``, ``--mirror``: the model and the sets a speed script runs."""
+    ap.add_argument("--model", default="minilm", help=model_help)
+    ap.add_argument("--only", action="append", help="benchmark sets (default: semrel-2024/eng/validation)")
+    ap.add_argument("--all", action="store_true", help="every benchmark set without conditions")
+    ap.add_argument("--mirror", help="mirror of the upstream files")
+
+
 def main(argv=None) -> None:
     argv = sys.argv[1:] if argv is None else list(argv)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", default="minilm", help="a packaged name or a sentence-transformers folder")
-    ap.add_argument("--only", action="append", help="benchmark sets (default: semrel-2024/eng/validation)")
-    ap.add_argument("--all", action="store_true", help="every benchmark set without conditions")
+    add_set_flags(ap, "a packaged name or a sentence-transformers folder")
     ap.add_argument("--modes", default=",".join(MODES), help=f"runs, comma-separated (default: {','.join(MODES)})")
     ap.add_argument("--no-mteb", action="store_true", help="semrel's runs only: --modes semrel-cold,semrel-warm")
     ap.add_argument("--repeats", type=int, default=3, help="runs of each mode, alternating (default: 3)")
     ap.add_argument("--threads", type=int, help="torch threads in each run (default: torch's)")
-    ap.add_argument("--mirror", help="mirror of the upstream files")
     ap.add_argument("--record", help="store the figures under benchmark_speed in this results.json")
     ap.add_argument("--run", choices=MODES, help=argparse.SUPPRESS)
     ap.add_argument("--cache", help=argparse.SUPPRESS)

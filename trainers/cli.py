@@ -38,6 +38,7 @@ from .cli_augment import run_augment
 from .cli_benchmark import run_benchmark
 from .cli_flags import (
     add_augment_flags,
+    add_backend_flags,
     add_benchmark_flags,
     add_data_flags,
     add_model_kind_flag,
@@ -84,6 +85,7 @@ def register(commands) -> None:
               "mpnet, e5-small), or a Hub model id namespace/name[@revision]; one semrel did not "
               "train scores zero-shot")
     add_model_kind_flag(p_predict)
+    add_backend_flags(p_predict)
     flag(p_predict, "--split", default="test", help="split to predict")
     flag(p_predict, "--output", "path", required=True,
          help="submission file: .csv -> PairID,Pred_Score (SemEval-2024 Task 1, scored by "
@@ -278,19 +280,21 @@ def run_predict(args: argparse.Namespace) -> int:
     if args.score_range is not None:  # the checks that need no torch come first
         check_score_range(args.score_range)
     from . import run_folder as folders
-    from .scoring import check_model_folder
+    from .scoring import check_backend, check_model_folder
 
     ref = _model_ref(args.model, args, "model_path")
     check_model_folder(ref, "model_path")
     check_output(args.output, "path", {"model_path": [str(ref.path)]}, data=data_read(args))
     folders.check_output_file(args.output, "path")
     check_caches(args)
+    check_backend(args.backend, args.quantize)
     from .prediction import predict, write_submission
 
     data = _predict_range(args, load_kwargs(args), ref.path)
     rows = data.splits[args.split] if args.split in data.splits else None
     ids = list(rows["pair_id"]) if rows is not None and "pair_id" in rows.column_names else None
-    path = write_submission(predict(str(ref.path), data, args.split, kind=ref.kind), args.output, ids=ids)
+    values = predict(str(ref.path), data, args.split, kind=ref.kind, backend=args.backend, quantize=args.quantize)
+    path = write_submission(values, args.output, ids=ids)
     print(f"{len(data.splits[args.split])} predictions of {data.name}/{args.split} -> {path}")
     return 0
 

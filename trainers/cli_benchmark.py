@@ -21,7 +21,8 @@ def run_benchmark(args: argparse.Namespace) -> int:
         result = benchmark(args.model, args.only, model_kind=args.model_kind, output=args.output, card=args.card,
                            mirror=args.mirror, data_dirs=data_dirs(args.data_dir), password=args.password,
                            cache_dir=args.cache_dir, score_cache=score_cache, batch_size=args.batch_size,
-                           max_length=args.max_length, n_resamples=args.resamples, progress=args.progress)
+                           max_length=args.max_length, n_resamples=args.resamples, progress=args.progress,
+                           backend=args.backend, quantize=args.quantize)
     except KeyboardInterrupt:
         print("semrel benchmark: interrupted; the score cache keeps every batch it finished (a "
               "second run encodes the rest only)", file=sys.stderr)

@@ -127,6 +127,16 @@ MODEL_HELP = ("a packaged name (minilm, mpnet, e5-small; see `semrel models`), a
               "HF_HUB_OFFLINE=1: the cache only)")
 
 
+def add_backend_flags(parser: argparse.ArgumentParser) -> None:
+    """``--backend``, ``--quantize``: where a scorer's forward passes run (trainers.scoring.backends)."""
+    flag(parser, "--backend", default="torch", metavar="{torch,onnx,openvino}",
+         help="where the models run: torch (default, the reference figures), onnx (onnxruntime) or "
+              "openvino, both on CPU from an ONNX export made once and kept in the score cache")
+    flag(parser, "--quantize", metavar="int8",
+         help="int8: onnxruntime's dynamic int8 quantisation of the export (--backend onnx); faster, "
+              "its figures differ from torch's")
+
+
 def add_model_kind_flag(parser: argparse.ArgumentParser) -> None:
     """``--model-kind``: what ``--model`` (``--member``) is, where its files leave it open."""
     flag(parser, "--model-kind", "model_kind", choices=model_kinds(),
@@ -220,6 +230,7 @@ def add_benchmark_flags(p: argparse.ArgumentParser) -> None:
     flag(p, "--max-length", "max_length", type=at_least(1),
          help="tokens per text (default: each model's own); longer ones are cut and counted; one below "
               "a model's special tokens + 1 token of each text, or above its position embeddings, is refused")
+    add_backend_flags(p)
     flag(p, "--resamples", "n_resamples", type=at_least(MIN_RESAMPLES, MAX_RESAMPLES, RESAMPLES_COST), default=1000,
          help=f"bootstrap resamples of each interval and comparison, at most {MAX_RESAMPLES}{RESAMPLES_COST}")
     flag(p, "--progress", action=argparse.BooleanOptionalAction,

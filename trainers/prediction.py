@@ -21,14 +21,17 @@ from .stacking import ID_COLUMNS
 
 
 def predict(model_path, data: PairData, split: str = "test", *, batch_size: int = 64,
-            kind: str | None = None) -> np.ndarray:
+            kind: str | None = None, backend: str = "torch", quantize: str | None = None) -> np.ndarray:
     """Predictions for every row of ``split`` on the dataset's native scale, in row order, by any
     model (:func:`~trainers.scoring.load_scorer`: a semrel run or ensemble, a sentence-transformers
     bi-encoder or ``CrossEncoder``, a plain transformer, a packaged name; ``kind`` overrides the
     detected kind), its folder checked whole first; see :func:`scorer_predictions`."""
     scorer = load_scorer(str(model_path), kind=kind, batch_size=batch_size, cache_dir=None,
-                         parameter="model_path")
-    return scorer_predictions(scorer, data, split)
+                         parameter="model_path", backend=backend, quantize=quantize)
+    try:
+        return scorer_predictions(scorer, data, split)
+    finally:
+        scorer.close()
 
 
 def check_scorer_fits(scorer: Scorer, data: PairData, conditional: bool,

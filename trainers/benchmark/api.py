@@ -25,7 +25,7 @@ from semrel.metrics.output_files import check_output
 from ..card import write_section
 from ..model_ref import resolve_model_ref
 from ..run_folder import CARD, check_output_file, check_output_folder
-from ..scoring import load_scorer
+from ..scoring import check_backend, load_scorer
 from ..scoring.cache import checked_caches
 from ..scoring.limits import check_scored_model
 from .cells import unscored
@@ -45,7 +45,7 @@ class NothingScored(RuntimeError):
 
 def benchmark(models, only=None, *, model_kind=None, output=None, card=None, mirror=None, data_dirs=None,
               password=None, cache_dir=None, score_cache=True, batch_size=64, max_length=None,
-              n_resamples=1000, progress=None, log=None) -> BenchmarkResult:
+              n_resamples=1000, progress=None, log=None, backend="torch", quantize=None) -> BenchmarkResult:
     """Every model of ``models`` (any model argument: :func:`~trainers.model_ref.resolve_model_ref`,
     ``model_kind`` overriding the kind its files tell) on every labelled set, or those ``only``
     names (:func:`~semrel.dataset_scripts.benchmark_sets.select_sets`): the
@@ -57,10 +57,12 @@ def benchmark(models, only=None, *, model_kind=None, output=None, card=None, mir
     from; ``score_cache``: the scorers' cache folder (True: the default, False: nothing on disk);
     ``batch_size``, ``max_length`` (default: each model's own), ``n_resamples`` of each interval
     and comparison; ``progress``: a bar per model (None: when stderr is a terminal); ``log``: takes
-    each progress line (default: stderr). A bad option is a ParameterError naming it; no cell
+    each progress line (default: stderr); ``backend`` and ``quantize``: where the models run
+    (:mod:`~trainers.scoring.backends`). A bad option is a ParameterError naming it; no cell
     scored is :class:`NothingScored`."""
     models, only = check_options(models, only, batch_size=batch_size, max_length=max_length,
                                  n_resamples=n_resamples, score_cache=score_cache, progress=progress)
+    check_backend(backend, quantize)
     check_mirror(mirror)
     cache = checked_caches(cache_dir, score_cache)
     refs = _checked_models(models, model_kind, max_length)
@@ -75,7 +77,8 @@ def benchmark(models, only=None, *, model_kind=None, output=None, card=None, mir
     try:
         for ref in refs:
             scorers.append(load_scorer(ref, max_length=max_length, batch_size=batch_size, cache_dir=cache,
-                                       progress=progress, parameter="models"))
+                                       progress=progress, parameter="models", backend=backend,
+                                       quantize=quantize))
         result = run_benchmark(scorers, loaded, n_resamples=n_resamples, log=log)
     finally:
         for scorer in scorers:

@@ -16,6 +16,7 @@ had a unit cut (:class:`Scores`).
 from __future__ import annotations
 
 import contextlib
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,9 +73,13 @@ class Scorer:
     kind: str = ""
 
     def __init__(self, spec: str, path: Path, *, max_length: int | None = None, device: str | None = None,
-                 batch_size: int = 64, progress: bool = False):
+                 batch_size: int = 64, progress: bool = False, backend: str = "torch",
+                 quantize: str | None = None):
         self.spec, self.path = spec, Path(path)
         self.requested_max_length, self.device_name = max_length, device
+        self.backend, self.quantize = backend, quantize
+        self.model_hash, self.export_root = "", None  # set by loader.keyed
+        self._exports: tempfile.TemporaryDirectory | None = None
         self.batch_size, self.progress = batch_size, progress
         self.key = ""
         self.conditional = False
@@ -88,8 +93,14 @@ class Scorer:
     # ---- what a kind defines --------------------------------------------------------------
     def settings(self) -> dict:
         """What besides the model's files changes its output (part of :attr:`key`); the files
-        (configs included) are in the content hash."""
-        return {"kind": self.kind, "scorer": type(self).__name__, "max_length": self.requested_max_length}
+        (configs included) are in the content hash. A backend other than torch, and a
+        quantisation, are named (torch's keys stay those of the runs before backends)."""
+        settings = {"kind": self.kind, "scorer": type(self).__name__, "max_length": self.requested_max_length}
+        if self.backend != "torch":
+            settings["backend"] = self.backend
+        if self.quantize:
+            settings["quantize"] = self.quantize
+        return settings
 
     def load(self) -> dict:
         """Load the model; its facts: ``max_length`` (tokens per unit), ``scale`` (``label``:
@@ -149,6 +160,18 @@ class Scorer:
     def close(self) -> None:
         if self._cache is not None:
             self._cache.close()
+        if self._exports is not None:
+            self._exports.cleanup()
+
+    @property
+    def exports(self) -> Path:
+        """Where a backend's exports of the model are kept: ``export_root``, else a temporary
+        folder removed by :meth:`close`."""
+        if self.export_root is not None:
+            return Path(self.export_root)
+        if self._exports is None:
+            self._exports = tempfile.TemporaryDirectory(prefix="semrel-exports-")
+        return Path(self._exports.name)
 
     def check_condition(self, condition) -> None:
         if self.conditional and condition is None:

@@ -10,13 +10,12 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from .backends import Forward
 from .base import Scorer
 from .encoders import _device, token_counts
 
 
-class _PairScorer(Scorer):
+class _PairScorer(Forward, Scorer):
     def combine(self, values):
         return values[0][:, 0]
 
@@ -27,7 +26,7 @@ class CrossEncoderScorer(_PairScorer):
     def load(self):
         from sentence_transformers import CrossEncoder
 
-        self.model = CrossEncoder(str(self.path), device=_device(self.device_name), local_files_only=True,
+        self.model = CrossEncoder(str(self.path), device=_device(self), local_files_only=True,
                                   max_length=self.requested_max_length)
         activation = type(self.model.activation_fn).__name__
         return {"max_length": self.model.max_seq_length, "activation": activation,
@@ -39,10 +38,14 @@ class CrossEncoderScorer(_PairScorer):
     def lengths(self, units):
         return token_counts(self.model.tokenizer, [a for a, _ in units], [b for _, b in units])
 
-    def compute(self, units):
-        scores = self.model.predict([list(u) for u in units], batch_size=len(units),
-                                    convert_to_numpy=True, show_progress_bar=False)
-        return np.asarray(scores, dtype=np.float32).reshape(len(units), 1)
+    def tokenized(self, units):
+        """``CrossEncoder.predict``'s own tokenising of one batch (``preprocess``)."""
+        return self.model.preprocess([list(u) for u in units])
+
+    def forward_module(self):
+        from .modules import CrossScores
+
+        return CrossScores(self.model.eval())
 
 
 class SemrelCrossScorer(_PairScorer):
@@ -57,7 +60,7 @@ class SemrelCrossScorer(_PairScorer):
     def load(self):
         from ..models import PairEncoder
 
-        self.device = _device(self.device_name)
+        self.device = _device(self)
         self.model = PairEncoder.from_pretrained(self.path).to(self.device).eval()
         if self.requested_max_length is not None:
             self.model.max_length = self.requested_max_length
@@ -77,8 +80,7 @@ class SemrelCrossScorer(_PairScorer):
     def tokenized(self, units):
         return self.model.tokenize(*self._columns(units))
 
-    def compute(self, batch):
-        import torch
+    def forward_module(self):
+        from .modules import PairScores
 
-        with torch.inference_mode():
-            return self.model(**batch.to(self.device)).scores.float().cpu().numpy().reshape(-1, 1)
+        return PairScores(self.model)

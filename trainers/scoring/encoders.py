@@ -15,13 +15,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from .backends import Forward
 from .base import EncoderScorer, cosine
 
 
-def _device(device: str | None) -> str:
+def _device(scorer) -> str:
+    """The scorer's device: as asked, else a GPU where there is one; CPU for a backend other
+    than torch (whose export is made and run there)."""
     import torch
 
-    return device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if scorer.backend != "torch":
+        return "cpu"
+    return scorer.device_name or ("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def token_counts(tokenizer, first: list[str], second: list[str] | None = None) -> np.ndarray:
@@ -31,17 +36,19 @@ def token_counts(tokenizer, first: list[str], second: list[str] | None = None) -
     return np.array([len(ids) for ids in encoded["input_ids"]], dtype=np.int64)
 
 
-class SentenceTransformerScorer(EncoderScorer):
+class SentenceTransformerScorer(Forward, EncoderScorer):
     """A sentence-transformers bi-encoder (see module docstring)."""
 
     def load(self):
         from sentence_transformers import SentenceTransformer
 
-        self.model = SentenceTransformer(str(self.path), device=_device(self.device_name), local_files_only=True)
+        self.model = SentenceTransformer(str(self.path), device=_device(self), local_files_only=True)
         if self.requested_max_length is not None:
             self.model.max_seq_length = self.requested_max_length
         name = self.model.default_prompt_name
         self.prompt = self.model.prompts.get(name, "") if name else ""
+        probe = self.model.preprocess([""], prompt=self.prompt or None)
+        self.constants = {k: v for k, v in probe.items() if not hasattr(v, "shape")}
         return {"max_length": self.model.max_seq_length, "scale": "cosine", "prompt": self.prompt}
 
     def lengths(self, units):
@@ -50,38 +57,34 @@ class SentenceTransformerScorer(EncoderScorer):
     def tokenized(self, units):
         """``SentenceTransformer.encode``'s own steps for one batch, split where the tokenising
         ends: the texts in its order (longest in characters first), ``preprocess`` with the
-        prompt; :meth:`compute` runs the forward pass and puts the rows back in the units' order."""
+        prompt; :meth:`finish` puts the values' rows back in the units' order."""
         texts = [t for (t,) in units]
         order = np.argsort([-len(t) for t in texts])
         return order, self.model.preprocess([texts[i] for i in order], prompt=self.prompt or None)
 
-    def compute(self, batch):
-        import torch
-        from sentence_transformers.util import batch_to_device
+    def forward_module(self):
+        from .modules import SentenceEmbedding
 
-        order, features = batch
-        self.model.eval()
-        with torch.inference_mode():
-            out = self.model(batch_to_device(features, self.model.device))["sentence_embedding"]
+        return SentenceEmbedding(self.model.eval(), self.constants)
+
+    def forward_inputs(self, batch):
+        return batch[1]
+
+    def finish(self, batch, values):
+        order = batch[0]
         if self.model.truncate_dim is not None:  # as encode cuts a model made with truncate_dim
-            out = out[:, :self.model.truncate_dim]
-        values = np.empty((len(order), out.shape[1]), dtype=np.float32)
-        values[order] = out.float().cpu().numpy()
-        return values
+            values = values[:, :self.model.truncate_dim]
+        ordered = np.empty_like(values)
+        ordered[order] = values
+        return ordered
 
 
-class _TorchEncoder(EncoderScorer):
-    """An encoder run by semrel itself: a tokenizer, a transformer and mean pooling."""
+class _TorchEncoder(Forward, EncoderScorer):
+    """An encoder run by semrel itself: a tokenizer, a transformer and pooling."""
 
     def _tokens(self, first: list[str], second: list[str] | None = None):
         return self.tokenizer(first, second, truncation=True, max_length=self.max_length,
                               padding=True, return_tensors="pt")
-
-    def compute(self, batch) -> np.ndarray:
-        import torch
-
-        with torch.inference_mode():
-            return self.embed(batch.to(self.device)).float().cpu().numpy()
 
 
 class TransformerScorer(_TorchEncoder):
@@ -91,7 +94,7 @@ class TransformerScorer(_TorchEncoder):
         import torch
         from transformers import AutoModel, AutoTokenizer
 
-        self.device = _device(self.device_name)
+        self.device = _device(self)
         self.tokenizer = AutoTokenizer.from_pretrained(str(self.path))
         self.model = AutoModel.from_pretrained(str(self.path), dtype=torch.float32).to(self.device).eval()
         limit = min(self.tokenizer.model_max_length,
@@ -101,11 +104,10 @@ class TransformerScorer(_TorchEncoder):
     def lengths(self, units):
         return token_counts(self.tokenizer, [t for (t,) in units])
 
-    def embed(self, batch):
-        from ..encoder_outputs import pool
+    def forward_module(self):
+        from .modules import MeanPooled
 
-        hidden = self.model(**batch).last_hidden_state
-        return pool(hidden, batch["attention_mask"], "mean")
+        return MeanPooled(self.model)
 
     def tokenized(self, units):
         return self._tokens([t for (t,) in units])
@@ -125,7 +127,7 @@ class SemrelEncoderScorer(_TorchEncoder):
     def load(self):
         from ..models import PairEncoder
 
-        self.device = _device(self.device_name)
+        self.device = _device(self)
         self.model = PairEncoder.from_pretrained(self.path).to(self.device).eval()
         self.tokenizer = self.model.tokenizer
         if self.requested_max_length is not None:
@@ -149,8 +151,10 @@ class SemrelEncoderScorer(_TorchEncoder):
     def lengths(self, units):
         return token_counts(self.tokenizer, *self._split(units))
 
-    def embed(self, batch):
-        return self.model.embed(batch["input_ids"], batch["attention_mask"], batch.get("token_type_ids"))
+    def forward_module(self):
+        from .modules import PairEmbedding
+
+        return PairEmbedding(self.model)
 
     def tokenized(self, units):
         return self._tokens(*self._split(units))

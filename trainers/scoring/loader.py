@@ -50,12 +50,15 @@ def model_scorer(ref: ModelRef, *, max_length=None, device=None, parameter: str 
 def keyed(scorer: Scorer, ref: ModelRef, cache_dir) -> Scorer:
     """``scorer`` with its cache key (the content hash of ``ref``'s folder and the scorer's
     settings) and, with a ``cache_dir`` (:data:`DEFAULT`: :func:`~.cache.default_cache_dir`),
-    its disk cache."""
+    its disk cache, whose ``exports/`` keeps a backend's model exports (without one they are
+    made in a temporary folder, gone when the scorer closes)."""
     folder = None if cache_dir is None else default_cache_dir() if cache_dir is DEFAULT else Path(cache_dir)
     model_hash = content_hash(ref.path) if folder is None else remembered_hash(folder, ref.path, content_hash)
     scorer.key = _key(model_hash, scorer.settings())
+    scorer.model_hash = model_hash
     if folder is not None:
         scorer.use_cache(UnitCache(folder, scorer.key, {"spec": ref.spec, **scorer.settings()}))
+        scorer.export_root = folder / "exports"
     return scorer
 
 
