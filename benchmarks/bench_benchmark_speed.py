@@ -163,7 +163,9 @@ def agreement(runs: dict[str, list[dict]]) -> dict[str, float]:
     out = {}
     if first["semrel"] is not None and first["mteb"] is not None:
         assert set(first["semrel"]) == set(first["mteb"]), "the tools scored different sets"
-        out["mteb - semrel"] = max(abs(first["mteb"][s] - first["semrel"][s]) for s in first["semrel"])
+        gaps = {s: abs(first["mteb"][s] - first["semrel"][s]) for s in first["semrel"]}
+        out["mteb - semrel"] = max(gaps.values())
+        print(f"mteb - semrel, the largest |difference|: {max(gaps, key=gaps.get)}", flush=True)
     for mode, records in runs.items():
         cold = first[mode.split("-")[0]]
         out[f"{mode} - its tool's first cold run"] = max(abs(r["spearman"][s] - cold[s]) for r in records for s in cold)
