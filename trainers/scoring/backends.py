@@ -3,7 +3,8 @@
 (:class:`Forward`).
 
 A scorer of a torch model says what its forward pass is (:meth:`Forward.forward_module`: a
-module whose ``forward(**inputs)`` returns a batch's (n, dim) values) and what it is fed
+module whose ``forward(input_ids, attention_mask[, token_type_ids])`` returns a batch's (n, dim)
+values) and what it is fed
 (:meth:`Forward.forward_inputs`). ``torch`` runs that module. ``onnx`` and ``openvino`` export it
 once with ``torch.onnx.export`` (the dynamo exporter; batch and sequence axes dynamic) into
 ``exports/<key>/`` of the score cache, keyed by the model's content hash, the scorer and the
@@ -61,7 +62,7 @@ class Forward:
     reads)."""
 
     def forward_module(self):
-        """A torch module whose ``forward(**inputs)`` returns a batch's (n, dim) float values."""
+        """A torch module (:mod:`.modules`) whose forward returns a batch's (n, dim) float values."""
         raise NotImplementedError
 
     def forward_inputs(self, batch) -> dict:
@@ -77,10 +78,6 @@ class Forward:
         if getattr(self, "_runner", None) is None:
             self._runner = self._make_runner(inputs)
         return self.finish(batch, self._runner(inputs))
-
-    def runs_on_cpu(self) -> bool:
-        """Whether the model must be loaded on CPU (an export is made and run there)."""
-        return self.backend != "torch"
 
     def _make_runner(self, sample: dict):
         if self.backend == "torch":
