@@ -4,7 +4,7 @@ warm against warm, each run in a process of its own, alternating, with the same 
 The runs (``--modes``; each repeated ``--repeats`` times, the modes taking turns):
 
 - ``semrel-cold``: an empty score cache; ``semrel-warm``: the cache the first cold run left (no model
-  is loaded: every embedding is read from it);
+  is loaded: every embedding is read from it; the human ceilings are read back too);
 - ``mteb-cold``: ``mteb.evaluate(SentenceTransformer(path), tasks, cache=ResultCache(empty))``, MTEB's
   default (it stores its results); ``mteb-warm-results``: the result cache the first cold run left
   (``overwrite_strategy="only-missing"``, MTEB's default: nothing is encoded);
@@ -18,8 +18,11 @@ conditions) becomes a local MTEB ``AbsTaskSTS`` over the same rows
 and CPU seconds of the timed part (loading the model where the run loads one, and scoring every
 set; not importing torch, sentence-transformers and mteb, nor loading the data, which both
 share), the CPU seconds of the whole process (user + system, every thread and child,
-``os.wait4``), CPU seconds per wall second of the timed part (cores kept busy), and the
-process's peak resident memory (``ru_maxrss``). Min and median per mode; run it on an idle
+``os.wait4``), CPU seconds per wall second of the timed part (cores kept busy), the process's
+peak resident memory (``ru_maxrss``), and beside them what a user of ``semrel benchmark`` waits
+for besides: semrel's loading of the sets with their human ceilings, and the whole process's wall
+clock, imports included. The first timed cold run of a tool fills its warm result cache (a
+separate untimed run fills MTEB's embedding cache). Min and median per mode; run it on an idle
 machine (the load average is printed): on a shared one, neither is a figure.
 
     python benchmarks/bench_benchmark_speed.py --only semrel-2024 --repeats 3      # every SemRel-2024 set
@@ -45,16 +48,20 @@ import time
 from pathlib import Path
 
 MODES = ("semrel-cold", "mteb-cold", "semrel-warm", "mteb-warm-results", "mteb-warm-embeddings")
-KEY = "benchmark_speed"
+KEY = "benchmark_speed"  # --all: KEY_ALL
+KEY_ALL = "benchmark_speed_all"
 
 
 # ---- one run, in a child process -------------------------------------------------------------
 def _loaded(only, mirror):
+    """The sets without conditions that load; SystemExit naming the first that fails to."""
     from semrel.dataset_scripts.benchmark_sets import select_sets
     from semrel.trainers.benchmark import load_sets
 
-    return [e for e in load_sets(select_sets(only, mirror=mirror), mirror=mirror)
-            if e.rows is not None and "condition" not in e.rows.column_names]
+    entries = load_sets(select_sets(only, mirror=mirror), mirror=mirror)
+    if failed := [e for e in entries if e.status == "failed"]:
+        raise SystemExit(f"{len(failed)} of {len(entries)} sets failed to load; the first: {failed[0].reason}")
+    return [e for e in entries if e.rows is not None and "condition" not in e.rows.column_names]
 
 
 def _semrel(model: str, loaded, cache: str) -> dict:
@@ -96,23 +103,29 @@ def child(args) -> None:
         import mteb  # noqa: F401
     if args.threads:
         torch.set_num_threads(args.threads)
+    start, cpu = time.perf_counter(), time.process_time()
     loaded = _loaded(args.only, args.mirror)
+    load_wall, load_cpu = time.perf_counter() - start, time.process_time() - cpu
     start, cpu = time.perf_counter(), time.process_time()
     if args.run.startswith("semrel"):
         out = _semrel(args.model, loaded, args.cache)
     else:
         out = _mteb(args.path, loaded, args.run, args.cache)
-    out.update(wall=time.perf_counter() - start, cpu=time.process_time() - cpu,
-               threads=torch.get_num_threads())
+    out.update(wall=time.perf_counter() - start, cpu=time.process_time() - cpu, threads=torch.get_num_threads(),
+               load_wall=load_wall, load_cpu=load_cpu)
     print("RESULT " + json.dumps(out), flush=True)
 
 
 # ---- the driver ----------------------------------------------------------------------------------
 def run_child(run: str, cache: Path, args, argv: list[str]) -> dict:
-    """``run`` in a child process: its figures, with the whole process's CPU seconds and peak memory."""
+    """``run`` in a child process: its figures, with the whole process's wall and CPU seconds and
+    peak memory. A semrel run keeps its human ceilings in its cache folder (``$SEMREL_CACHE``: cold
+    computes them, warm reads them); MTEB's runs share one folder of them, outside their timing."""
     command = [sys.executable, __file__, *argv, "--run", run, "--cache", str(cache), "--path", args.path]
+    ceilings = cache if run.startswith("semrel") else cache.parent / "mteb-runs-ceilings"
     wall = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True,
+                               env={**os.environ, "SEMREL_CACHE": str(ceilings)})
     out = process.stdout.read()
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -128,7 +141,9 @@ def run_child(run: str, cache: Path, args, argv: list[str]) -> dict:
 def summary(runs: list[dict]) -> dict:
     """Min and median of each figure over a mode's runs."""
     out = {"runs": len(runs)}
-    for name in ("wall", "cpu", "process_cpu", "peak_mb"):
+    for name in ("wall", "cpu", "load_wall", "process_wall", "process_cpu", "peak_mb"):
+        if not all(name in r for r in runs):  # a script of its own times less
+            continue
         values = [r[name] for r in runs]
         out[name] = {"min": round(min(values), 2), "median": round(statistics.median(values), 2)}
     out["cores_busy"] = round(statistics.median(r["cpu"] / r["wall"] for r in runs), 2)
@@ -137,11 +152,13 @@ def summary(runs: list[dict]) -> dict:
 
 def table(summaries: dict[str, dict]) -> str:
     lines = ["| run | n | wall s (min / median) | CPU s, timed (min / median) | CPU s, process | cores busy "
-             "| peak MB |", "|---|---|---|---|---|---|---|"]
+             "| peak MB | loading the sets, s | wall s, process |", "|---|---|---|---|---|---|---|---|---|"]
     for mode, s in summaries.items():
+        load = f"{s['load_wall']['median']:.1f}" if mode.startswith("semrel") else "—"
         lines.append(f"| {mode} | {s['runs']} | {s['wall']['min']:.1f} / {s['wall']['median']:.1f} "
                      f"| {s['cpu']['min']:.1f} / {s['cpu']['median']:.1f} | {s['process_cpu']['median']:.1f} "
-                     f"| {s['cores_busy']:.2f} | {s['peak_mb']['median']:.0f} |")
+                     f"| {s['cores_busy']:.2f} | {s['peak_mb']['median']:.0f} | {load} "
+                     f"| {s['process_wall']['median']:.1f} |")
     return "\n".join(lines)
 
 
@@ -165,7 +182,10 @@ def agreement(runs: dict[str, list[dict]]) -> dict[str, float]:
         assert set(first["semrel"]) == set(first["mteb"]), "the tools scored different sets"
         gaps = {s: abs(first["mteb"][s] - first["semrel"][s]) for s in first["semrel"]}
         out["mteb - semrel"] = max(gaps.values())
-        print(f"mteb - semrel, the largest |difference|: {max(gaps, key=gaps.get)}", flush=True)
+        worst = max(gaps, key=gaps.get)
+        print(f"mteb - semrel, the largest |difference|: {worst} (semrel {first['semrel'][worst]:.6f}, "
+              f"MTEB {first['mteb'][worst]:.6f}); above 1e-6: "
+              + ", ".join(f"{s} {g:.1e}" for s, g in sorted(gaps.items(), key=lambda x: -x[1]) if g > 1e-6), flush=True)
     for mode, records in runs.items():
         cold = first[mode.split("-")[0]]
         out[f"{mode} - its tool's first cold run"] = max(abs(r["spearman"][s] - cold[s]) for r in records for s in cold)
@@ -189,7 +209,7 @@ def main(argv=None) -> None:
     ap.add_argument("--no-mteb", action="store_true", help="semrel's runs only: --modes semrel-cold,semrel-warm")
     ap.add_argument("--repeats", type=int, default=3, help="runs of each mode, alternating (default: 3)")
     ap.add_argument("--threads", type=int, help="torch threads in each run (default: torch's)")
-    ap.add_argument("--record", help="store the figures under benchmark_speed in this results.json")
+    ap.add_argument("--record", help=f"store the figures under {KEY} ({KEY_ALL} with --all) in this results.json")
     ap.add_argument("--run", choices=MODES, help=argparse.SUPPRESS)
     ap.add_argument("--cache", help=argparse.SUPPRESS)
     ap.add_argument("--path", help=argparse.SUPPRESS)
@@ -217,13 +237,15 @@ def main(argv=None) -> None:
                 "mteb-warm-embeddings": root / "mteb-warm-embeddings"}
         fills = {"semrel-warm": "semrel-cold", "mteb-warm-results": "mteb-cold",
                  "mteb-warm-embeddings": "mteb-warm-embeddings"}
-        for mode in modes:  # each warm cache filled once, untimed
-            if mode in warm:
+        filling = {fills[m]: warm[m] for m in modes if m in warm and fills[m] in modes and fills[m] != m}
+        for mode in modes:  # each warm cache filled once: by the first timed cold run, else untimed
+            if mode in warm and fills[mode] not in filling:
                 filled = run_child(fills[mode], warm[mode], args, argv)
                 print(f"  filled {mode}'s cache: {filled['wall']:.1f} s", flush=True)
         for repeat in range(args.repeats):
             for mode in modes:
-                cache = warm.get(mode) or root / f"{mode}-{repeat}"
+                cache = warm.get(mode) or (filling[mode] if repeat == 0 and mode in filling
+                                           else root / f"{mode}-{repeat}")
                 record = run_child(mode, cache, args, argv)
                 runs[mode].append(record)
                 print(f"  {mode} #{repeat + 1}: {record['wall']:.1f} s wall, {record['cpu']:.1f} s CPU, "
@@ -240,8 +262,9 @@ def main(argv=None) -> None:
     if args.record:
         from semrel.publishing.results import store
 
-        store(KEY, {"command": shlex.join(["python", "benchmarks/bench_benchmark_speed.py", *argv]),
-                    "machine": f"{platform.node()} ({os.cpu_count()} CPUs)", "model": args.model,
+        command = shlex.join(["python", "benchmarks/bench_benchmark_speed.py", *argv])
+        store(KEY_ALL if args.all else KEY, {
+                    "command": command, "machine": f"{platform.node()} ({os.cpu_count()} CPUs)", "model": args.model,
                     "sets": len(loaded), "pairs": pairs, "distinct_texts": len(texts),
                     "torch_threads": runs[modes[0]][0]["threads"], "spearman_largest_differences": differences,
                     "runs": summaries, "ratios": ratios(summaries)}, args.record)

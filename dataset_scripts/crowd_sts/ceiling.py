@@ -12,12 +12,11 @@ through the builder's own study (:meth:`.builder.CrowdSts.study`: files, pseudon
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from semrel.metrics.ceiling import ratings_ceiling, single_annotator
 
 from ..base import file_digest
 from ..ceilings import HumanCeiling, check_no_subset, check_split, computed, not_available
+from ..kept_ceilings import kept_ceiling
 from .builder import AUTHORS_LIST, SOURCES, CrowdSts
 from .filters import drop_workers, flagged_by
 
@@ -37,7 +36,7 @@ def human_ceiling(config: str, split: str, *, subset: str | None = None, mirror=
     return _ceiling(config, split, mirror, digests)
 
 
-@lru_cache(maxsize=32)
+@kept_ceiling
 def _ceiling(config: str, split: str, mirror, digests: tuple[str, ...]) -> HumanCeiling:
     builder = CrowdSts(config_name=config, mirror=mirror)
     study = builder.study()

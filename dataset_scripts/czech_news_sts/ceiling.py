@@ -14,12 +14,11 @@ available.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from semrel.metrics.ceiling import ratings_ceiling, single_annotator
 
 from ..base import file_digest
 from ..ceilings import HumanCeiling, check_no_subset, check_split, computed, not_available
+from ..kept_ceilings import kept_ceiling
 from ..sources import fetch
 from .builder import FREE_ANNOTATIONS, SOURCE
 from .formats import read_test
@@ -38,13 +37,12 @@ def human_ceiling(config: str, split: str, *, subset: str | None = None, mirror=
     if config != "free":
         return not_available(f"{config} holds one annotation (the R1 score) per pair: no repeated judgements")
     check_split("czech-news-sts", split, ("test",))
-    path = fetch(SOURCE, mirror=mirror)
-    return _free(path, file_digest(path))
+    return _free(file_digest(fetch(SOURCE, mirror=mirror)), mirror)
 
 
-@lru_cache(maxsize=4)
-def _free(path: str, digest: str) -> HumanCeiling:
-    pairs, _ = read_test(path, n_annotations=FREE_ANNOTATIONS)
+@kept_ceiling
+def _free(digest: str, mirror) -> HumanCeiling:
+    pairs, _ = read_test(fetch(SOURCE, mirror=mirror), n_annotations=FREE_ANNOTATIONS)
     annotations = [p["annotations"] for p in pairs]
     agreement = agreement_of(annotations)
     note = (f"paper anchor (Sido et al. 2021, Table 1 inter / abstract): average annotator Pearson "

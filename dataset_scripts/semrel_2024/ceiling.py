@@ -16,8 +16,6 @@ item a score of its own: no single annotator.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 from scipy.stats import spearmanr
 
@@ -26,6 +24,7 @@ from semrel.metrics.ceiling import bws_ceiling
 
 from ..base import file_digest
 from ..ceilings import HumanCeiling, check_no_subset, check_split, computed, not_available
+from ..kept_ceilings import kept_ceiling
 from ..sources import fetch
 from .bws import annotations, pair_key, pooled
 from .files import BWS, FILES, SPLIT_NAMES, read_split
@@ -54,7 +53,7 @@ def human_ceiling(config: str, split: str, *, subset: str | None = None, mirror=
     return _computed(language, upstream, mirror, *(file_digest(fetch(f, mirror=mirror)) for f in files))
 
 
-@lru_cache(maxsize=16)
+@kept_ceiling
 def _computed(language: str, split: str, mirror, *digests: str) -> HumanCeiling:
     ann = pooled(annotations(language, mirror))
     rows = read_split(language, split, mirror=mirror).rows

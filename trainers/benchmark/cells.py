@@ -5,20 +5,25 @@ A scored cell holds Spearman's ρ (seeded paired-bootstrap 95 % interval) and Pe
 (:mod:`semrel.metrics.correlation_intervals`), n, ρ as a fraction of the set's human ceiling
 (:func:`semrel.dataset_scripts.ceilings.human_ceiling`) where there is one, and, for a set with
 per-item annotations (Czech News STS), the MSE on the native scale beside the MSE lower bound of
-averaged gold (:func:`semrel.metrics.lower_bound.mse_lower_bound`). Any other cell is marked:
+averaged gold (:func:`semrel.metrics.lower_bound.mse_lower_bound`). The bootstrap interval is kept
+in the score cache's ``intervals/`` folder, keyed by the sha256 of the scores and the gold and the
+number of resamples (:func:`kept_spearman`), so a warm run does not resample again. Any other cell is marked:
 ``refused`` (trained on these pairs; a conditional set for an unconditional model),
 ``skipped`` (no labels, no data) or ``failed`` (the figure cannot be computed), with the reason.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from semrel.dataset_scripts.benchmark_sets import BenchmarkSet
-from semrel.metrics.correlation_intervals import pearson_interval, spearman_interval
+from semrel.metrics.correlation_intervals import Estimate, Interval, pearson_interval, spearman_interval
+from semrel.metrics.kept_figures import kept
 from semrel.metrics.lower_bound import mse_lower_bound
 
 from .overlap import Seen, overlap
@@ -98,7 +103,7 @@ def score_cell(scorer, bset: BenchmarkSet, rows, ceiling: float | None, why: str
     gold = np.asarray(rows["score"], dtype=np.float64)
     cell.predictions, cell.truncated, cell.max_length = scores.values, scores.truncated, scores.max_length
     try:
-        rho = spearman_interval(scores.values, gold, n_resamples=n_resamples)
+        rho = kept_spearman(scores.values, gold, n_resamples, scorer.cache_folder)
         r = pearson_interval(scores.values, gold)
     except ValueError as exc:  # constant scores, too few pairs
         cell.status, cell.reason = "failed", str(exc)
@@ -111,6 +116,32 @@ def score_cell(scorer, bset: BenchmarkSet, rows, ceiling: float | None, why: str
         _mse(cell, scorer, bset, rows, scores.values)
     cell.seconds = time.perf_counter() - start
     return cell
+
+
+def kept_spearman(values: np.ndarray, gold: np.ndarray, n_resamples: int, folder: Path | None) -> Estimate:
+    """:func:`~semrel.metrics.correlation_intervals.spearman_interval` of ``values`` against
+    ``gold``, kept in ``folder/intervals`` (:mod:`semrel.metrics.kept_figures`; computed each time
+    where ``folder`` is None: no score cache)."""
+    def compute():
+        return spearman_interval(values, gold, n_resamples=n_resamples)
+
+    if folder is None:
+        return compute()
+    digest = hashlib.sha256(len(values).to_bytes(8, "little"))
+    for array in (values, gold):
+        digest.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
+    return kept(folder / "intervals", "semrel.metrics.correlation_intervals.spearman_interval",
+                {"data": digest.hexdigest(), "n_resamples": n_resamples}, compute, encode=_estimate_fields,
+                decode=_estimate)
+
+
+def _estimate_fields(e: Estimate) -> dict:
+    return {"value": e.value, "low": e.interval.low, "high": e.interval.high, "confidence": e.interval.confidence,
+            "method": e.interval.method, "n": e.n}
+
+
+def _estimate(f: dict) -> Estimate:
+    return Estimate(f["value"], Interval(f["low"], f["high"], f["confidence"], f["method"]), f["n"])
 
 
 def _mse(cell: Cell, scorer, bset: BenchmarkSet, rows, values: np.ndarray) -> None:

@@ -132,6 +132,11 @@ class Scorer:
     def use_cache(self, cache: UnitCache | None) -> None:
         self._cache = cache
 
+    @property
+    def cache_folder(self) -> Path | None:
+        """The score cache's folder where this scorer keeps its units on disk, else None."""
+        return None if self._cache is None else self._cache.path.parent
+
     def ensure_loaded(self) -> None:
         if not self.loaded:
             self._facts = self.load()
