@@ -88,13 +88,17 @@ def check_max_length(value: int, limits: TokenLimits, model: str, parameter: str
     return value
 
 
+def encoder_inputs(kind: str, conditional: bool) -> tuple[bool, int]:
+    """``(pair, prompted)`` of a semrel encoder's inputs: a cross-encoder's sentence pair, each
+    sentence prompted (2); a conditional bi-encoder's (sentence, condition), one prompted; else
+    one text."""
+    return kind == "cross" or (kind == "bi" and conditional), 2 if kind == "cross" else 1
+
+
 def encoder_limits(model) -> TokenLimits:
-    """The limits of a :class:`~trainers.models.PairEncoder`'s inputs: a cross-encoder's
-    sentence pair (each sentence prompted), a conditional bi-encoder's (sentence, condition),
-    else one text."""
-    pair = model.kind == "cross" or (model.kind == "bi" and model.conditional)
-    return token_limits(model.tokenizer, model.encoder.config, pair=pair, prompt=model.prompt,
-                        prompted=2 if model.kind == "cross" else 1)
+    """The limits of a :class:`~trainers.models.PairEncoder`'s inputs (:func:`encoder_inputs`)."""
+    pair, prompted = encoder_inputs(model.kind, model.conditional)
+    return token_limits(model.tokenizer, model.encoder.config, pair=pair, prompt=model.prompt, prompted=prompted)
 
 
 def _check_asked(max_length: int, limits: TokenLimits, model: str) -> None:

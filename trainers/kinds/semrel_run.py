@@ -13,6 +13,7 @@ from semrel.metrics.errors import ParameterError
 
 from ..run_folder.checks import check_encoder_folder
 from ..run_folder.files import ENCODER_CONFIG, HEAD, METRICS, read_encoder_config
+from ..token_limits import encoder_inputs
 from .base import ModelKind
 
 
@@ -40,9 +41,8 @@ class SemrelRun(ModelKind):
 
     def tokenized(self, ref):
         options = read_encoder_config(ref.path, "model", ref.spec)
-        cross = options["kind"] == "cross"
-        pair = cross or (options["kind"] == "bi" and bool(options.get("conditional")))
-        return ref.path, pair, options.get("prompt") or "", 2 if cross else 1
+        pair, prompted = encoder_inputs(options["kind"], bool(options.get("conditional")))
+        return ref.path, pair, options.get("prompt") or "", prompted
 
     def start(self, ref, parameter):
         options = read_encoder_config(ref.path, parameter, ref.spec)
