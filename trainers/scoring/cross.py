@@ -74,7 +74,9 @@ class SemrelCrossScorer(_PairScorer):
                 [u[2] for u in units] if self.conditional else None)
 
     def lengths(self, units):
-        first, second = self.model.texts(*self._columns(units))
+        s1, s2, condition = self._columns(units)
+        prompt = self.model.prompt  # as the model's tokenize puts it before each sentence
+        first, second = self.model.texts([prompt + s for s in s1], [prompt + s for s in s2], condition)
         return token_counts(self.model.tokenizer, first, second)
 
     def tokenized(self, units):

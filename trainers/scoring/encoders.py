@@ -123,6 +123,7 @@ class SemrelEncoderScorer(_TorchEncoder):
         config = read_encoder_config(self.path, "model", spec)
         self.tri = config["kind"] == "tri"
         self.conditional = self.tri or bool(config.get("conditional", False))
+        self.prompt = config.get("prompt") or ""  # before each sentence, never a condition (PairEncoder)
 
     def load(self):
         from ..models import PairEncoder
@@ -136,11 +137,18 @@ class SemrelEncoderScorer(_TorchEncoder):
                 "pooling": self.model.pooling}
 
     def pair_units(self, sentence1, sentence2, condition):
+        """The texts the model reads: each sentence after the run's prompt, as
+        :meth:`~trainers.models.PairEncoder.tokenize` gives them (e5's ``"query: "``), the condition as it is."""
+        s1, s2 = self.prompt + sentence1, self.prompt + sentence2
         if self.tri:
-            return (sentence1,), (sentence2,), (condition,)
+            return (s1,), (s2,), (condition,)
         if self.conditional:
-            return (sentence1, condition), (sentence2, condition)
-        return (sentence1,), (sentence2,)
+            return (s1, condition), (s2, condition)
+        return (s1,), (s2,)
+
+    def encode(self, texts) -> np.ndarray:
+        """Each sentence's embedding as the model makes it: after the run's prompt."""
+        return super().encode([self.prompt + t for t in texts])
 
     def _split(self, units):
         """The first texts and, for (sentence, condition) units, the second (all units of a
