@@ -122,8 +122,10 @@ def kept_spearman(values: np.ndarray, gold: np.ndarray, n_resamples: int, folder
     """:func:`~semrel.metrics.correlation_intervals.spearman_interval` of ``values`` against
     ``gold``, kept in ``folder/intervals`` (:mod:`semrel.metrics.kept_figures`; computed each time
     where ``folder`` is None: no score cache)."""
+    options = {"n_resamples": n_resamples, "confidence": 0.95, "method": "auto", "seed": 0}  # all in the key
+
     def compute():
-        return spearman_interval(values, gold, n_resamples=n_resamples)
+        return spearman_interval(values, gold, **options)
 
     if folder is None:
         return compute()
@@ -131,8 +133,7 @@ def kept_spearman(values: np.ndarray, gold: np.ndarray, n_resamples: int, folder
     for array in (values, gold):
         digest.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
     return kept(folder / "intervals", "semrel.metrics.correlation_intervals.spearman_interval",
-                {"data": digest.hexdigest(), "n_resamples": n_resamples}, compute, encode=_estimate_fields,
-                decode=_estimate)
+                {"data": digest.hexdigest(), **options}, compute, encode=_estimate_fields, decode=_estimate)
 
 
 def _estimate_fields(e: Estimate) -> dict:
