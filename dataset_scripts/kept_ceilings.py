@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
 from pathlib import Path
 
-from semrel.metrics.kept_figures import kept
+from semrel.metrics.kept_figures import cache_root, kept
 
 from .ceilings import HumanCeiling
 
@@ -27,8 +26,7 @@ FOLDER = "ceilings"
 
 def ceilings_folder() -> Path:
     """``$SEMREL_CACHE/ceilings``, else ``~/.cache/semrel/ceilings``."""
-    root = os.environ.get("SEMREL_CACHE")
-    return (Path(root).expanduser() if root else Path("~/.cache/semrel").expanduser()) / FOLDER
+    return cache_root() / FOLDER
 
 
 def _decoded(fields: dict) -> HumanCeiling:

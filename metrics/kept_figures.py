@@ -32,6 +32,12 @@ CODE = ("semrel.dataset_scripts", "semrel.metrics")  # the packages that compute
 LIBRARIES = ("numpy", "scipy", "pandas")
 
 
+def cache_root() -> Path:
+    """semrel's cache folder: ``$SEMREL_CACHE``, else ``~/.cache/semrel``."""
+    root = os.environ.get("SEMREL_CACHE")
+    return Path(root).expanduser() if root else Path("~/.cache/semrel").expanduser()
+
+
 @functools.lru_cache(maxsize=1)
 def code_digest() -> str:
     """sha256 over the relative path and bytes of every ``.py`` file of the :data:`CODE` packages."""
@@ -47,8 +53,7 @@ def code_digest() -> str:
 def figure_key(name: str, arguments: dict) -> str:
     """The file name (without ``.json``) a result of the function ``name`` (module and qualified
     name) on ``arguments`` (JSON-ready, or written by ``str``) is kept under."""
-    described = [name, arguments, code_digest(),
-                 {name: version(name) for name in LIBRARIES}]
+    described = [name, arguments, code_digest(), {library: version(library) for library in LIBRARIES}]
     return hashlib.sha256(json.dumps(described, sort_keys=True, default=str).encode()).hexdigest()
 
 

@@ -7,7 +7,7 @@ A scored cell holds Spearman's ρ (seeded paired-bootstrap 95 % interval) and Pe
 per-item annotations (Czech News STS), the MSE on the native scale beside the MSE lower bound of
 averaged gold (:func:`semrel.metrics.lower_bound.mse_lower_bound`). The bootstrap interval is kept
 in the score cache's ``intervals/`` folder, keyed by the sha256 of the scores and the gold and the
-number of resamples (:func:`kept_spearman`), so a warm run does not resample again. Any other cell is marked:
+interval's options (:func:`kept_spearman`), so a warm run does not resample again. Any other cell is marked:
 ``refused`` (trained on these pairs; a conditional set for an unconditional model),
 ``skipped`` (no labels, no data) or ``failed`` (the figure cannot be computed), with the reason.
 """

@@ -56,8 +56,9 @@ DAMAGE_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB: the file is damaged
 
 def default_cache_dir() -> Path:
     """``$SEMREL_CACHE/scores``, else ``~/.cache/semrel/scores``."""
-    root = os.environ.get("SEMREL_CACHE")
-    return (Path(root).expanduser() if root else Path("~/.cache/semrel").expanduser()) / "scores"
+    from semrel.metrics.kept_figures import cache_root
+
+    return cache_root() / "scores"
 
 
 def checked_folder(folder=None, parameter: str = "cache_dir") -> Path:
