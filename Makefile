@@ -1,10 +1,11 @@
-# Quick start: `make build` (the main job) and `make test` (every test, what CI runs); each sets
-# itself up. While working: `make test-fast` (no test marked slow) and `make lint` (ruff).
+# Quick start: `make build` (the main job) and `make test` (every test not marked slow, minutes);
+# each sets itself up. `make test-slow`: the tests marked slow (trainings, servers, fresh
+# virtualenvs, the docs' pages run as written). CI (.ci/run) runs make lint, test and test-slow.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup build test test-fast lint clean
+.PHONY: setup servers build test test-slow lint clean
 
 EXTRAS := dev,train,crowd,report,spaces,mteb,backends
 
@@ -32,7 +33,9 @@ $(POTATO_VENV)/.installed:
 	$(POTATO_VENV)/bin/pip install -q potato-annotation==2.12.1
 	touch $@
 
-setup: $(VENV)/.installed $(LS_VENV)/.installed $(POTATO_VENV)/.installed
+setup: $(VENV)/.installed
+
+servers: $(LS_VENV)/.installed $(POTATO_VENV)/.installed
 
 build: $(VENV)/.installed  # the annotation tools' servers are for the tests only
 	$(BIN)/semrel build  # the mirror: $$SEMREL_MIRROR, else ../shared/upstream, else the upstream URLs
@@ -42,10 +45,10 @@ build: $(VENV)/.installed  # the annotation tools' servers are for the tests onl
 XDIST := -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
 test: setup
-	$(BIN)/python -m pytest -q --durations=25 $(XDIST)
+	$(BIN)/python -m pytest -q -m "not slow" --durations=15 $(XDIST)
 
-test-fast: setup
-	$(BIN)/python -m pytest -q -m "not slow" $(XDIST)
+test-slow: setup servers
+	$(BIN)/python -m pytest -q -m slow --durations=25 $(XDIST)
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

@@ -62,7 +62,7 @@ def cache_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("hf_cache")
 
 
-# Under pytest-xdist (`make test`: --dist loadfile) a unit of work is a file: its tests run in one
+# Under pytest-xdist (`make test`, `make test-slow`: --dist loadfile) a unit of work is a file: its tests run in one
 # worker, in order, so a module-scoped fixture (a build, a trained model, a fresh venv, a server) is
 # made once. A page of the docs shares nothing with the other pages but the datasets cache, so each
 # page is a unit of its own, and the two workers share the pages.

@@ -46,7 +46,7 @@ DOC_PAGES = {"datasets", "metrics", "training", "benchmark", "publishing", "cli"
 EXEMPT = {
     "make build": "sets up the checkout's own .venv and writes its build/; what it runs, "
                   "`semrel build`, runs in docs/publishing.md",
-    "make test": "runs the whole test suite, this test included",
+    "make test": "runs the test suite's default run; the pages run as written in `make test-slow`",
     "python scripts/train_semrel_2024_recipe.py --output runs/semrel-2024-recipe":
         "trains all-mpnet-base-v2 for about half an hour on a CPU; "
         "tests/training/test_recipe_script.py runs the same script with a tiny model",

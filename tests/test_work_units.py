@@ -1,5 +1,5 @@
-"""The units of work of ``make test`` (tests/conftest.py): what pytest-xdist hands a worker whole,
-and the costliest units, which start first."""
+"""The units of work of ``make test`` and ``make test-slow`` (tests/conftest.py): what pytest-xdist
+hands a worker whole, and the costliest units, which start first."""
 
 from __future__ import annotations
 
