@@ -40,7 +40,9 @@ from .corpus import Skipped, normalised, records, tokens
 
 COLUMNS = ("pair_id", "sentence1", "sentence2", "sampling_score", "sampled_by", "bucket", "source")
 DRAWS = ("exponential", "uniform")
-GROWTH = 1.3  # bucket weight ratio of the exponential draw: the paper gives none; the closest fit (RESULTS.md)
+# bucket weight ratio of the exponential draw: the paper gives none; the closest fit
+# (benchmarks/results/making-a-dataset.md)
+GROWTH = 1.3
 CANDIDATES_PER_PAIR = 20
 
 

@@ -146,7 +146,7 @@ def print_tables(results: dict) -> None:
 
 
 def markdown_rows(results: dict) -> list[str]:
-    """The rows of benchmarks/RESULTS.md's two tables (tests/metrics/test_bws_methods.py checks them)."""
+    """The rows of benchmarks/results/data.md's two tables (tests/metrics/test_bws_methods.py checks them)."""
     rows = []
     for name, per_method in results["shr"].items():
         for method in METHODS:

@@ -113,7 +113,7 @@ def speed(repeats: int) -> dict:
 
 
 def summary(results: dict) -> list[str]:
-    """The table rows of benchmarks/RESULTS.md ("Know when to stop annotating: held out")."""
+    """The table rows of benchmarks/results/making-a-dataset.md ("Know when to stop annotating: held out")."""
     lines = []
     for name in ("arb", "arq"):
         file = results["held_out"][name]

@@ -4,7 +4,7 @@ train split, each run's epoch kept on a dev split carved from train, then scored
 re-annotated validation split (Tu et al. 2024's human labels, 2,620 rows; the 214 rows labelled
 -1, ``validation_invalid``, are never scored).
 
-Data: c-sts config ``reannotated-dev`` (docs/datasets.md): ``train`` 10,206 rows, ``dev`` 1,136
+Data: c-sts config ``reannotated-dev`` (docs/c-sts.md): ``train`` 10,206 rows, ``dev`` 1,136
 rows (568 sentence pairs, both conditions of a pair on one side), ``validation`` as in
 ``reannotated``. Nothing is chosen on validation: epochs on dev (``--eval-split dev``), the
 ensembles' members and method on dev.
@@ -35,7 +35,7 @@ candidate is stored in ``OUT/results.json`` under a key of its settings and kept
 run cut off mid-way resumes from its last complete checkpoint (``--resume last``).
 ``--record FILE`` writes the study's entry (:data:`KEY`) into a results file
 (``benchmarks/results.json``) after each candidate; :func:`markdown` renders that entry as the
-table of benchmarks/RESULTS.md. ``--publish``: :func:`publish` (``--report --publish``: the stored
+table of benchmarks/results/c-sts.md. ``--publish``: :func:`publish` (``--report --publish``: the stored
 study's file, nothing run). Not part of the test suite.
 
     nice -n 5 python benchmarks/bench_c_sts.py --group screen --record benchmarks/results.json

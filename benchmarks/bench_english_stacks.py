@@ -72,7 +72,7 @@ def recipe_dev(path: Path, members: Path, ids: list, labels) -> np.ndarray:
 
 
 def markdown(entry: dict) -> str:
-    """The entry as the table of benchmarks/RESULTS.md: each member, the recipe's rank average,
+    """The entry as the table of benchmarks/results/english-recipe.md: each member, the recipe's rank average,
     the --member set's own rank average where measured, each stack; the difference to the
     recipe's rank average with its interval and p."""
     def cell(fig: dict) -> str:

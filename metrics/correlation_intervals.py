@@ -12,7 +12,7 @@ Kendall (Fieller's z).
   not O(n log n). **BCa** (bias-corrected and accelerated, Efron 1987) where n ≤ ``BCA_MAX_N``,
   **percentile** above: BCa's acceleration comes from a jackknife of n leave-one-out samples of
   size n − 1, O(n²) work in scipy (5,000 items: 25 M ranks, 1.1 s CPU against 0.2 s for the
-  percentile interval, benchmarks/RESULTS.md; 100k items: 10¹⁰ ranks, out of reach), while at such
+  percentile interval, benchmarks/results/speed.md; 100k items: 10¹⁰ ranks, out of reach), while at such
   sizes the bootstrap distribution of rho is near symmetric and BCa and percentile agree to about
   the third decimal.
 - **Kendall's tau-b, Fieller's z** (Fieller, Hartley & Pearson 1957, Biometrika 44:470):

@@ -48,7 +48,7 @@ top of its folder). ``--jobs N`` runs N processes at once (a GPU is shared: e5-s
 it idle): the members' fits, the Track C rank averages, and each unit's scoring once its members
 are trained, each with its output in a log beside its folder; the commands and choices are those
 of a run without it, but for the Track C members' resume checkpoints, which are not saved.
-``OUT/study.json`` gathers every result, ``OUT/tables.md`` the tables of benchmarks/RESULTS.md;
+``OUT/study.json`` gathers every result, ``OUT/tables.md`` the tables of benchmarks/results/semrel-2024-languages.md;
 ``--write-results`` stores them in benchmarks/results.json, and, once every labelled Track A
 language (and Czech) is done, the report's best fine-tuned figures. ``--publish`` copies each Track A
 language's final test file (``pred_<lang>.csv``) and Czech's (the rank average's 0-6 scores, as

@@ -1,5 +1,5 @@
 """Train the SemRel-2024 English recipe's final models and combine them into one ensemble folder
-(the transfer study of benchmarks/RESULTS.md chose bi@minilm and cross@mpnet on STR-2021 fold 0
+(the transfer study of benchmarks/results/english-recipe.md chose bi@minilm and cross@mpnet on STR-2021 fold 0
 and on eng dev; bi@mpnet on the SemEval-2024 winner's 32-epoch schedule joined them later).
 
 Each member is fit on SemRel-2024 eng train (the 5,500 STR-2021 pairs; dev is kept for choosing

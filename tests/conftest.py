@@ -62,26 +62,27 @@ def cache_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("hf_cache")
 
 
-# Under pytest-xdist (`make test`, `make test-slow`: --dist loadfile) a unit of work is a file: its tests run in one
-# worker, in order, so a module-scoped fixture (a build, a trained model, a fresh venv, a server) is
-# made once. A page of the docs shares nothing with the other pages but the datasets cache, so each
+# Under pytest-xdist (`make test`, `make test-slow`: --dist loadfile) a unit of work is a file: its
+# tests run in one worker, in order, so a module-scoped fixture (a build, a trained model, a fresh
+# venv, a server) is made once. A page of the docs shares nothing with the other pages but the datasets cache, so each
 # page is a unit of its own, and the two workers share the pages.
 OWN_UNITS = ("tests/test_docs.py::test_page_runs[",)
 # The costliest units, costliest first, start first, so that none starts late and runs alone at
-# the end; the rest keep the order collected. Measured one at a time on 2 cores that other work kept
-# busy (`pytest --durations=15 FILE`), in seconds: card recipes 1480, Label Studio 920, the training
-# page 450 on CI, Spaces 680, README 590, publishing 470, benchmark 340, datasets 340, making a
-# dataset 210.
+# the end; the rest keep the order collected. Measured on 2 cores that other work kept busy
+# (`pytest --durations=15 FILE`), in seconds: card recipes 1480, Label Studio 920, Spaces 680,
+# README 590, publishing 470, benchmark 340, making a dataset 210, the training page 200, the
+# training studies page 116, the ensembles page 88.
 COSTLIEST = (
     "tests/publishing/test_card_recipes.py",
     "tests/annotation/test_label_studio.py",
-    "tests/test_docs.py::test_page_runs[docs/training.md]",
     "tests/publishing/test_publish_spaces.py",
     "tests/test_docs.py::test_page_runs[README.md]",
     "tests/test_docs.py::test_page_runs[docs/publishing.md]",
     "tests/test_docs.py::test_page_runs[docs/benchmark.md]",
-    "tests/test_docs.py::test_page_runs[docs/datasets.md]",
     "tests/test_docs.py::test_page_runs[docs/making-a-dataset.md]",
+    "tests/test_docs.py::test_page_runs[docs/training.md]",
+    "tests/test_docs.py::test_page_runs[docs/studies.md]",
+    "tests/test_docs.py::test_page_runs[docs/ensembles.md]",
 )
 
 

@@ -41,8 +41,8 @@ from preloaded_semrel import preloaded
 from project import MIRROR, REPO, needs_mirror
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-DOC_PAGES = {"datasets", "metrics", "training", "benchmark", "publishing", "cli", "making-a-dataset",
-             "reliability-plan"}
+DOC_PAGES = {"datasets", "c-sts", "metrics", "training", "models", "ensembles", "studies", "benchmark", "publishing",
+             "cli", "making-a-dataset", "reliability-plan"}
 EXEMPT = {
     "make build": "sets up the checkout's own .venv and writes its build/; what it runs, "
                   "`semrel build`, runs in docs/publishing.md",
@@ -255,13 +255,30 @@ def test_one_page_per_part_and_every_exemption_in_use():
     assert set(EXEMPT) <= commands, "an exemption no page uses any more: remove it"
 
 
+def anchors(page: Path):
+    """The anchors GitHub gives the headings of ``page``: lower case, punctuation but ``-`` and ``_``
+    dropped, spaces as ``-``; a repeated one gets ``-1``, ``-2``, ..."""
+    seen: dict[str, int] = {}
+    for heading in re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), flags=re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        seen[slug] = seen.get(slug, -1) + 1
+        yield slug if seen[slug] == 0 else f"{slug}-{seen[slug]}"
+
+
+RESULT_PAGES = [REPO / "benchmarks" / "RESULTS.md", *sorted((REPO / "benchmarks" / "results").glob("*.md"))]
+
+
 def test_readme_stays_short_and_links_resolve():
     assert len((REPO / "README.md").read_text(encoding="utf-8").splitlines()) <= 200
-    for page in [*PAGES, REPO / "benchmarks" / "RESULTS.md"]:
+    for page in [*PAGES, *RESULT_PAGES]:
         text = page.read_text(encoding="utf-8")
-        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
-            if not re.match(r"[a-z]+://", target):
-                assert (page.parent / target).exists(), f"{page.name}: broken link {target}"
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)", text):
+            if re.match(r"[a-z]+://", target):
+                continue
+            linked = page.parent / target if target else page
+            assert linked.exists(), f"{page.name}: broken link {target}"
+            if anchor and linked.suffix == ".md":
+                assert anchor in set(anchors(linked)), f"{page.name}: no heading of {target or page.name} is #{anchor}"
 
 
 def test_results_page_shows_the_figures_of_results_json():

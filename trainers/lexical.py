@@ -7,7 +7,7 @@ beside the task's Dice (:func:`semrel.metrics.overlap.dice`) and a feature of le
                                       training sentences, rows L2-normalised
     ŝ = b + w · [u∘v, |u − v|, cos(u, v), dice(s1, s2)]     ridge regression, alpha 1 (not tuned)
 
-Fit on one language's train split it scores that language well above Dice (benchmarks/RESULTS.md,
+Fit on one language's train split it scores that language well above Dice (benchmarks/results/baselines.md,
 "SemRel-2024 baselines"). The fitted model is plain numbers (:meth:`CharNgramRidge.to_json`), so a
 stack folder stores it whole. Needs scikit-learn (the ``train`` extra).
 """

@@ -1,4 +1,4 @@
-"""The study's entry of benchmarks/results.json (:data:`KEY`), the table of benchmarks/RESULTS.md
+"""The study's entry of benchmarks/results.json (:data:`KEY`), the table of benchmarks/results/c-sts.md
 it renders, beside the published anchors, and ``--publish``."""
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ def entry(records: list[dict], ensembles: list[dict], command: str, precision: s
     return {"about": "C-STS on the open re-annotation (issue 35): trained on c-sts/reannotated-dev "
                      "train (10,206 rows), epoch and ensemble chosen on its dev split (1,136 rows, "
                      "568 sentence pairs carved from train), scored on the re-annotated validation "
-                     "(2,620 rows; validation_invalid never scored); benchmarks/RESULTS.md shows "
-                     "the same table.",
+                     "(2,620 rows; validation_invalid never scored); benchmarks/results/c-sts.md "
+                     "shows the same table.",
             "machine": "2-core CPU", "precision": precision, "command": command,
             "rows": [row(r) for r in records + ensembles],
             "anchors": [{"what": a, "spearman": s, "on": on} for a, s, on in ANCHORS],
@@ -66,7 +66,7 @@ def entry(records: list[dict], ensembles: list[dict], command: str, precision: s
 
 
 def markdown(study: dict) -> str:
-    """The RESULTS.md table of a results.json entry: our rows, then the published anchors."""
+    """The benchmarks/results/c-sts.md table of a results.json entry: our rows, then the published anchors."""
     head = ["candidate", "dev by epoch", "kept epoch", "dev (kept)", "validation Spearman [95 %]",
             "validation Pearson [95 %]", "training s"]
     lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]

@@ -17,7 +17,7 @@ percentiles of the per-split Spearman (the spread over random splits).
 **Resampling.** The collection is cut down to fractions of its annotations (a random nested
 order per repeat, ``repeats`` orders), SHR measured at each, and the curve
 logit SHR(m) = a + b log m fitted per repeat (least squares on the logit): the odds grow as m^b,
-Spearman–Brown is b = 1. The SemEval-2024 files show b of about 0.2–0.3 (benchmarks/RESULTS.md,
+Spearman–Brown is b = 1. The SemEval-2024 files show b of about 0.2–0.3 (benchmarks/results/making-a-dataset.md,
 "Know when to stop annotating: held out"). Projection and interval: the fitted curves' median and
 2.5 / 97.5 percentiles over the repeats.
 

@@ -18,14 +18,14 @@ k - 1 + k - 2 pairs per annotation (5 for k = 4). Methods (``METHODS``):
   theta finite: it is a Gaussian prior theta_i ~ N(0, 1 / (2 alpha)) and the fit its posterior mode
   (choix's ``alpha``; Caron & Doucet 2012). Default ``alpha = 0.5``: a standard normal prior, which
   also shrinks the items seen in few tuples (a weaker 0.01 gave lower split-half reliability on the
-  sparse SemEval-2024 files: benchmarks/RESULTS.md). The optimum has sum(theta) = 0. Scales:
+  sparse SemEval-2024 files: benchmarks/results/data.md). The optimum has sum(theta) = 0. Scales:
   ``strength`` = theta (natural-log odds), ``score_01`` = sigmoid(theta) = P(item > an item of
   mean strength) in (0, 1), ``score`` = 2 * score_01 - 1 = tanh(theta / 2) in (-1, 1).
 
   Fitted with scipy's trust-region Newton conjugate-gradient method on the pairs aggregated per
   item pair (the objective is choix's, and the tests check the fit against
   ``choix.opt_pairwise``; choix itself loops over the pairs in Python, some 600x slower on 8,800
-  annotations: benchmarks/RESULTS.md).
+  annotations: benchmarks/results/data.md).
 - ``value``: Hollis' (2018) Value scoring, a tournament: every item starts at v = 0.5; ``passes``
   times (Hollis: 100) the pairs are shuffled (seeded: the order matters) and each (winner, loser)
   in turn moves both values, with rate = 0.025 / pass::

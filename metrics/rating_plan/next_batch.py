@@ -1,6 +1,6 @@
 """Where the next ratings go: a uniform assignment, and one that spends them on the items whose
 means are least certain (it reaches a given correlation with the latent scores with fewer
-ratings in simulation: benchmarks/RESULTS.md, "Next batch where it helps most"; the BWS
+ratings in simulation: benchmarks/results/making-a-dataset.md, "Next batch where it helps most"; the BWS
 counterpart, tuples drawn by interval width, did not beat a uniform design there and lives only
 in ``benchmarks/bench_next_batch.py``).
 

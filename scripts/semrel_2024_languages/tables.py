@@ -1,4 +1,4 @@
-"""What the study shows and keeps: the tables of benchmarks/RESULTS.md, the study and the report's
+"""What the study shows and keeps: the tables of benchmarks/results/semrel-2024-languages.md, the study and the report's
 best fine-tuned figures in benchmarks/results.json (``--write-results``), and the published test
 files (``--publish``)."""
 
@@ -49,7 +49,8 @@ def gap(value, reference) -> str:
 
 
 def markdown(record: dict) -> str:
-    """The tables of benchmarks/RESULTS.md: Track A test, Track A dev and choices, Track C, Czech."""
+    """The tables of benchmarks/results/semrel-2024-languages.md: Track A test, Track A dev and
+    choices, Track C, Czech."""
     parts = []
     if record["track_a"]:
         lines = ["| language | test pairs | bi | cross | char-ridge | Dice | **final** | final model | "

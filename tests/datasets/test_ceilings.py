@@ -1,7 +1,7 @@
 """The human ceiling per dataset (semrel.dataset_scripts.ceilings): the published STR-2021 figure,
 "not available" (None and a reason, never a number) where no raw annotations exist, the values
 computed from the fixture mirror's raw files, and on the real mirror the figures docs/metrics.md and
-benchmarks/RESULTS.md report (``python scripts/human_ceilings.py``)."""
+benchmarks/results/data.md report (``python scripts/human_ceilings.py``)."""
 
 from __future__ import annotations
 
@@ -138,5 +138,5 @@ def test_the_table_in_the_docs_is_what_the_script_prints(mirror, capsys):
     human_ceilings.main(["--mirror", str(mirror)])
     table = capsys.readouterr().out.strip()
     assert table.count("\n") == 1 + len(human_ceilings.cells("test"))
-    for page in ("docs/metrics.md", "benchmarks/RESULTS.md"):
+    for page in ("docs/metrics.md", "benchmarks/results/data.md"):
         assert f"\n{table}\n" in (REPO / page).read_text(encoding="utf-8"), f"{page} shows another table"

@@ -107,13 +107,13 @@ def test_command_as_a_user_runs_it(submission, mirror, tmp_path):
 
 
 def test_results_page_shows_the_baselines_of_results_json():
-    """benchmarks/RESULTS.md's SemRel-2024 baseline table is the one results.json holds, as the
+    """benchmarks/results/baselines.md's SemRel-2024 baseline table is the one results.json holds, as the
     benchmark renders it; LaBSE and best are the task's figures on test (Track A languages)."""
     from benchmarks.bench_semrel_2024_baselines import RESULTS_KEY, markdown
     from semrel.dataset_scripts.semrel_2024.official import BEST, LABSE
 
     stored = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))[RESULTS_KEY]
-    text = (REPO / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    text = (REPO / "benchmarks" / "results" / "baselines.md").read_text(encoding="utf-8")
     section = text.split("\n## SemRel-2024 baselines", 1)[1].split("\n## ", 1)[0]
     assert markdown(stored["table"]) in section and f"`{stored['command']}`" in section
     for language, by_split in stored["table"].items():

@@ -204,12 +204,12 @@ def test_command_line_method(mirror, capsys, tmp_path):
 
 
 def test_results_page_shows_the_figures_of_results_json():
-    """benchmarks/RESULTS.md's BWS-methods tables say what results.json's "bws_methods" holds."""
+    """benchmarks/results/data.md's BWS-methods tables say what results.json's "bws_methods" holds."""
     spec = importlib.util.spec_from_file_location("bench_bws_methods", REPO / "benchmarks" / "bench_bws_methods.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     results = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))[bench.KEY]
-    page = (REPO / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    page = (REPO / "benchmarks" / "results" / "data.md").read_text(encoding="utf-8")
     section = page.split("## BWS scoring methods", 1)[1].split("\n## ", 1)[0]
     lines = section.splitlines()
     for row in bench.markdown_rows(results):

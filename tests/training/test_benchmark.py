@@ -228,7 +228,7 @@ def test_a_conditional_toy_set_uses_its_conditions(kinds):
 @pytest.mark.slow  # MiniLM encodes 500 texts
 def test_minilm_zero_shot_on_semrel_2024_english_dev_is_mtebs_figure(mirror, cache_dir):
     """0.82453: MTEB's figure for all-MiniLM-L6-v2 on this split, and semrel's zeroshot@minilm
-    (benchmarks/RESULTS.md)."""
+    (benchmarks/results/benchmark.md)."""
     sets = select_sets(["semrel-2024/eng/validation"], mirror=mirror, cache_dir=cache_dir)
     result = run_benchmark([load_scorer("minilm", cache_dir=None)], load_sets(sets, mirror=mirror),
                            log=lambda line: None)

@@ -1,7 +1,7 @@
 """benchmarks/bench_c_sts.py, the C-STS study on the open re-annotation: a smoke run with a tiny
 model on the real re-annotated files (c-sts/reannotated-dev: train 10,206 rows, dev 1,136,
 validation 2,620, validation_invalid 214), as a user runs it (a subprocess from another
-directory); and RESULTS.md's table is the one results.json holds."""
+directory); and benchmarks/results/c-sts.md's table is the one results.json holds."""
 
 from __future__ import annotations
 
@@ -100,9 +100,9 @@ def test_a_mistake_is_one_line_before_anything_runs(args, words, tmp_path):
 
 
 def test_results_page_shows_the_study_of_results_json():
-    """benchmarks/RESULTS.md's C-STS table is the one results.json's entry renders."""
+    """benchmarks/results/c-sts.md's C-STS table is the one results.json's entry renders."""
     from benchmarks.c_sts_study.tables import KEY, markdown
 
     stored = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))[KEY]
-    page = (REPO / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    page = (REPO / "benchmarks" / "results" / "c-sts.md").read_text(encoding="utf-8")
     assert markdown(stored) in page

@@ -170,11 +170,11 @@ def test_a_missing_mirror_file_is_one_line_before_anything_runs(options, missing
 
 
 def test_results_page_shows_the_study_of_results_json():
-    """benchmarks/RESULTS.md shows the study's tables as results.json holds them (once run)."""
+    """benchmarks/results/semrel-2024-languages.md shows the study's tables as results.json holds them (once run)."""
     from scripts.semrel_2024_languages.tables import RESULTS_KEY, markdown
 
     stored = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8")).get(RESULTS_KEY)
-    text = (REPO / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    text = (REPO / "benchmarks" / "results" / "semrel-2024-languages.md").read_text(encoding="utf-8")
     section = text.split("\n## SemRel-2024 per language: e5-small fine-tuned", 1)[1].split("\n## ", 1)[0]
     if stored is None:
         assert "not run yet" in section

@@ -191,11 +191,11 @@ def test_members_are_the_recipes_own_in_its_order(names, seeds, expected):
 
 
 def test_results_page_shows_the_stack_studies_of_results_json():
-    """benchmarks/RESULTS.md's stack tables are the ones results.json's entries render."""
+    """benchmarks/results/english-recipe.md's stack tables are the ones results.json's entries render."""
     from benchmarks.bench_english_stacks import KEY, markdown
 
     stored = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))
-    page = (REPO / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    page = (REPO / "benchmarks" / "results" / "english-recipe.md").read_text(encoding="utf-8")
     entries = [stored[k] for k in (KEY, "semrel_2024_english_seeds", "semrel_2024_english_bi_mpnet") if k in stored]
     assert entries, f"no {KEY} entry in results.json"
     for entry in entries:

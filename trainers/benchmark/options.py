@@ -13,7 +13,7 @@ from semrel.metrics.errors import ParameterError
 
 MIN_RESAMPLES = 100
 # 1,000 resamples of 1,000 pairs cost ~0.05 s CPU in a cell's interval, ~0.08 s in a comparison
-# (benchmarks/RESULTS.md, "Correlation intervals: speed"); every set for three models took ~3 min
+# (benchmarks/results/speed.md, "Correlation intervals: speed"); every set for three models took ~3 min
 # per 1,000 resamples, so the bound is ~5 hours there; memory grows by 8 bytes a resample
 MAX_RESAMPLES = 100_000
 RESAMPLES_COST = (" (about 0.1 s per 1,000 resamples and 1,000 pairs in each cell and comparison; 3 min "
