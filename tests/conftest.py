@@ -64,8 +64,8 @@ def cache_dir(tmp_path_factory) -> Path:
 
 # Under pytest-xdist (`make test`, `make test-slow`: --dist loadfile) a unit of work is a file: its
 # tests run in one worker, in order, so a module-scoped fixture (a build, a trained model, a fresh
-# venv, a server) is made once. A page of the docs shares nothing with the other pages but the datasets cache, so each
-# page is a unit of its own, and the two workers share the pages.
+# venv, a server) is made once. A page of the docs shares nothing with the other pages but the
+# datasets cache, so each page is a unit of its own, and the two workers share the pages.
 OWN_UNITS = ("tests/test_docs.py::test_page_runs[",)
 # The costliest units, costliest first, start first, so that none starts late and runs alone at
 # the end; the rest keep the order collected. Measured on 2 cores that other work kept busy

@@ -23,6 +23,7 @@ is a ``slow`` test (its commands start processes, build or train); the harness's
 from __future__ import annotations
 
 import doctest
+import functools
 import json
 import os
 import re
@@ -255,14 +256,17 @@ def test_one_page_per_part_and_every_exemption_in_use():
     assert set(EXEMPT) <= commands, "an exemption no page uses any more: remove it"
 
 
-def anchors(page: Path):
+@functools.cache
+def anchors(page: Path) -> frozenset[str]:
     """The anchors GitHub gives the headings of ``page``: lower case, punctuation but ``-`` and ``_``
     dropped, spaces as ``-``; a repeated one gets ``-1``, ``-2``, ..."""
     seen: dict[str, int] = {}
+    found = set()
     for heading in re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), flags=re.MULTILINE):
         slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
         seen[slug] = seen.get(slug, -1) + 1
-        yield slug if seen[slug] == 0 else f"{slug}-{seen[slug]}"
+        found.add(slug if seen[slug] == 0 else f"{slug}-{seen[slug]}")
+    return frozenset(found)
 
 
 RESULT_PAGES = [REPO / "benchmarks" / "RESULTS.md", *sorted((REPO / "benchmarks" / "results").glob("*.md"))]
@@ -278,7 +282,8 @@ def test_readme_stays_short_and_links_resolve():
             linked = page.parent / target if target else page
             assert linked.exists(), f"{page.name}: broken link {target}"
             if anchor and linked.suffix == ".md":
-                assert anchor in set(anchors(linked)), f"{page.name}: no heading of {target or page.name} is #{anchor}"
+                heading = f"{page.name}: no heading of {target or page.name} is #{anchor}"
+                assert anchor in anchors(linked.resolve()), heading
 
 
 def test_results_page_shows_the_figures_of_results_json():
