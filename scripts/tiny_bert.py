@@ -18,6 +18,8 @@ WORDS += [f"{w}s" for w in WORDS[5:]] + "what who where it was be on at for with
 
 def write_tiny_bert(folder: Path) -> Path:
     """A BertModel with random weights and a WordPiece tokenizer over :data:`WORDS`, saved in ``folder``."""
+    if folder.exists() and not folder.is_dir():
+        raise NotADirectoryError(f"{folder} is a file: the model needs a folder")
     with tempfile.TemporaryDirectory() as tmp:
         vocab = Path(tmp) / "vocab.txt"
         vocab.write_text("\n".join(WORDS) + "\n", encoding="utf-8")
@@ -31,7 +33,10 @@ def write_tiny_bert(folder: Path) -> Path:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", type=Path, help="where to write it (created)")
-    folder = write_tiny_bert(ap.parse_args(argv).folder)
+    try:
+        folder = write_tiny_bert(ap.parse_args(argv).folder)
+    except NotADirectoryError as e:
+        ap.error(str(e))
     print(f"tiny random BERT -> {folder}")
 
 
