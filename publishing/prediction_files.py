@@ -9,7 +9,7 @@ told apart by the file's suffix:
 
 - ``.csv``: SemEval-2024 Task 1's ``PairID,Pred_Score`` (:mod:`semrel.metrics.submission`); the
   ids are the split's ``pair_id`` column (semrel-2024; czech-news-sts, whose release has no
-  submission format, with its loader's ids ``test-0000`` ...);
+  submission format, with its loader's ids ``test-0001`` ...; str-2021, a file per CV fold's test split);
 - ``.json``: C-STS's ``{"0": score, ..., "n-1": score}``, a key per row of the split.
 
 :func:`check` holds a file against its split as the suite's loader gives it (the mirror override

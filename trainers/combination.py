@@ -142,12 +142,14 @@ class EnsembleCVResult:
     the member more than noise? :func:`semrel.metrics.compare.compare_correlations` (Williams'
     test; paired bootstrap of the Spearman difference, its interval and p-value) on the
     out-of-fold predictions of all folds pooled (every row scored once, by models that never
-    saw it); ``{"error": ...}`` where the test cannot run (too few rows, constant scores)."""
+    saw it); ``{"error": ...}`` where the test cannot run (too few rows, constant scores).
+    ``predictions[fold]``: the fold's test row ids and each ensemble's scores of them, in order."""
 
     folds: dict[str, dict[str, float]]
     stack_weights: dict[str, StackResult]
     per_source: dict[str, dict[str, float]] = field(default_factory=dict)
     comparisons: dict[str, dict[str, dict]] = field(default_factory=dict)
+    predictions: dict[str, tuple[list, dict[str, np.ndarray]]] = field(default_factory=dict)
 
     def mean(self) -> dict[str, float]:
         names = next(iter(self.folds.values())).keys()
@@ -176,7 +178,7 @@ def cv_ensemble(members: dict[str, dict[str, RunPredictions]],
             seen[row_id] = fold
     matrices = {f: np.column_stack([r.predictions for r in runs[f]]) for f in folds}
     labels = {f: runs[f][0].labels for f in folds}
-    result, weights, per_source, pooled = {}, {}, {}, {}
+    result, weights, per_source, pooled, predictions = {}, {}, {}, {}, {}
     for fold in folds:
         others = np.vstack([matrices[f] for f in folds if f != fold])
         stack = fit_stack(others, np.concatenate([labels[f] for f in folds if f != fold]))
@@ -184,6 +186,7 @@ def cv_ensemble(members: dict[str, dict[str, RunPredictions]],
                     "stack": stack.predict(matrices[fold])}
         for method, p in combined.items():
             pooled.setdefault(method, []).append(p)
+        predictions[fold] = (list(runs[fold][0].ids), combined)
         scores = {n: spearman(matrices[fold][:, i], labels[fold]) for i, n in enumerate(names)}
         scores.update({m: spearman(p, labels[fold]) for m, p in combined.items()})
         result[fold], weights[fold] = scores, stack
@@ -200,7 +203,7 @@ def cv_ensemble(members: dict[str, dict[str, RunPredictions]],
     member_oof = {n: np.concatenate([matrices[f][:, i] for f in folds]) for i, n in enumerate(names)}
     comparisons = {method: {n: _compare(np.concatenate(p), member_oof[n], gold) for n in names}
                    for method, p in pooled.items()}
-    return EnsembleCVResult(result, weights, per_source, comparisons)
+    return EnsembleCVResult(result, weights, per_source, comparisons, predictions)
 
 
 def _compare(ensemble, member, labels) -> dict:

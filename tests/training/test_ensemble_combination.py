@@ -92,6 +92,10 @@ def test_cv_stack_for_a_fold_is_fit_on_the_other_folds_only():
     assert scores["rank"] == pytest.approx(stats.spearmanr(expected_rank, labels).statistic)
     assert not np.allclose(expected_rank, rank_average(matrix))
     assert set(result.mean()) == {"m1", "m2", "rank", "stack"}
+    ids, scored = result.predictions["cv-fold-1"]  # the scores its figures are of, by row id
+    assert ids == folds[1] and set(scored) == {"rank", "stack"}
+    np.testing.assert_array_equal(scored["rank"], expected_rank)
+    assert stats.spearmanr(scored["stack"], labels).statistic == pytest.approx(scores["stack"])
 
 
 def test_members_that_cannot_be_combined_are_named():
