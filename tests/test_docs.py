@@ -51,6 +51,9 @@ EXEMPT = {
     "python scripts/train_semrel_2024_recipe.py --output runs/semrel-2024-recipe":
         "trains all-mpnet-base-v2 for about half an hour on a CPU; "
         "tests/training/test_recipe_script.py runs the same script with a tiny model",
+    "python scripts/train_str_2021.py --output runs/str-2021-cv --publish --write-results":
+        "trains all-mpnet-base-v2 ten times (hours on a CPU) and stores into the checkout's results; "
+        "tests/training/test_str_2021_script.py runs the same script with a tiny model",
     "python scripts/train_semrel_2024_languages.py --track a --language kin --output runs/languages":
         "trains four e5-small members on Kinyarwanda, hours on a CPU; "
         "tests/training/test_languages_script.py runs the same script with a tiny model",
