@@ -178,14 +178,12 @@ def cv_ensemble(members: dict[str, dict[str, RunPredictions]],
             seen[row_id] = fold
     matrices = {f: np.column_stack([r.predictions for r in runs[f]]) for f in folds}
     labels = {f: runs[f][0].labels for f in folds}
-    result, weights, per_source, pooled, predictions = {}, {}, {}, {}, {}
+    result, weights, per_source, predictions = {}, {}, {}, {}
     for fold in folds:
         others = np.vstack([matrices[f] for f in folds if f != fold])
         stack = fit_stack(others, np.concatenate([labels[f] for f in folds if f != fold]))
         combined = {"rank": rank_average(matrices[fold], rank_weights, reference=others.T),
                     "stack": stack.predict(matrices[fold])}
-        for method, p in combined.items():
-            pooled.setdefault(method, []).append(p)
         predictions[fold] = (list(runs[fold][0].ids), combined)
         scores = {n: spearman(matrices[fold][:, i], labels[fold]) for i, n in enumerate(names)}
         scores.update({m: spearman(p, labels[fold]) for m, p in combined.items()})
@@ -201,8 +199,9 @@ def cv_ensemble(members: dict[str, dict[str, RunPredictions]],
                     **{m: spearman(p[rows], labels[fold][rows]) for m, p in combined.items()}}
     gold = np.concatenate([labels[f] for f in folds])
     member_oof = {n: np.concatenate([matrices[f][:, i] for f in folds]) for i, n in enumerate(names)}
-    comparisons = {method: {n: _compare(np.concatenate(p), member_oof[n], gold) for n in names}
-                   for method, p in pooled.items()}
+    pooled = {method: np.concatenate([predictions[f][1][method] for f in folds])
+              for method in predictions[folds[0]][1]}
+    comparisons = {method: {n: _compare(p, member_oof[n], gold) for n in names} for method, p in pooled.items()}
     return EnsembleCVResult(result, weights, per_source, comparisons, predictions)
 
 
