@@ -178,6 +178,23 @@ def publish(files: Sequence[Prediction], *, command: str, machine: str, into=BEN
     return [into / name for name in entries]
 
 
+def published(relative: str, into=BENCHMARKS) -> Path | None:
+    """The file ``into/<relative>`` when ``into/results.json`` records it (``relative`` as
+    :meth:`Prediction.relative` names it) and its bytes are the recorded ones; None when it is not
+    recorded; ``ValueError`` naming it when it is recorded but missing or changed."""
+    results = Path(into) / RESULTS.name
+    entries = json.loads(results.read_text(encoding="utf-8")).get(KEY, {}) if results.is_file() else {}
+    if relative not in entries:
+        return None
+    path = Path(into) / relative
+    if not path.is_file():
+        raise ValueError(f"{results}: {KEY} {relative}: no such file")
+    if (digest := sha256(path)) != entries[relative]["sha256"]:
+        raise ValueError(f"{results}: {KEY} {relative}: sha256 {digest}, but the entry says "
+                         f"{entries[relative]['sha256']}")
+    return path
+
+
 def publish_or_exit(files: Sequence[Prediction], *, command: str, machine: str, into=BENCHMARKS) -> list[Path]:
     """:func:`publish` for a script's ``--publish``: a file it cannot publish (missing, breaking a rule
     of its split, unwritable) ends the script with one line naming it and the rule."""

@@ -13,10 +13,17 @@ resumes from its last checkpoint (one every :data:`SAVE_STEPS` steps, removed on
 finished). ``OUT/predictions/cv-fold-K.csv`` holds fold K's rank average as ``PairID,Pred_Score``,
 ``OUT/study.json`` the figures, ``OUT/table.md`` their table. ``--publish`` copies the five files
 to ``benchmarks/predictions/str-2021/mpnet-bi-cross-rank-cv/`` and records them in
-benchmarks/results.json (:mod:`semrel.publishing.prediction_files`); ``--write-results`` stores the
-mean as STR-2021's best fine-tuned figure there.
+benchmarks/results.json (:mod:`semrel.publishing.prediction_files`), and each member's file per fold
+(``PairID,Pred_Score`` of its fold's test pairs) to ``.../str-2021/<MEMBER_RECIPES>/`` as soon as that
+fold is trained; ``--write-results`` stores the mean as STR-2021's best fine-tuned figure there.
 
-    python scripts/train_str_2021.py [--output runs/str-2021-cv] [--publish] [--write-results]
+Ten mpnet trainings outlast a session on a 2-core CPU, and a fresh machine starts without ``OUT``:
+with ``--reuse-published`` a (member, fold) whose file ``--publish`` already recorded (its sha256 as
+``results.json`` has it) is not trained again; the file stands for the run, the fold's test labels
+read from the loader and scaled as ``semrel fit`` scales them. Commit the published files between
+sessions and the same command goes on where the last one stopped.
+
+    python scripts/train_str_2021.py [--output runs/str-2021-cv] [--publish [--reuse-published]] [--write-results]
     python scripts/train_str_2021.py --model mpnet=tiny-bert --max-steps 2 \\
         --output runs/str-2021-smoke                        # a smoke run with a tiny model
 """
@@ -44,6 +51,8 @@ MEMBERS = {  # folder: semrel fit flags; the members of STR-2021's figure in ben
 FOLDS = tuple(f"cv-fold-{k}" for k in range(5))
 SAVE_STEPS = 100  # a checkpoint this often, to resume a fold cut off (1,100 steps per fold)
 RECIPE = "mpnet-bi-cross-rank-cv"
+MEMBER_RECIPES = {"bi-mpnet": "mpnet-bi-cv", "cross-mpnet": "mpnet-cross-lr4e-5-cv"}  # each member's files
+ENCODERS = {"bi-mpnet": "bi", "cross-mpnet": "cross"}
 
 
 def fit_argv(folder: Path, fold: str, model: str, flags: list[str], precision: str,
@@ -59,8 +68,41 @@ def fit_argv(folder: Path, fold: str, model: str, flags: list[str], precision: s
     return argv
 
 
-def train(out: Path, model: str, precision: str, max_steps: int | None) -> dict[str, dict[str, float]]:
-    """Every (member, fold) trained or kept; the wall seconds of each, across invocations."""
+def member_file(out: Path, name: str, fold: str, figure: dict | None = None) -> prediction_files.Prediction:
+    """The file of member ``name`` on ``fold`` to publish: the run's ``test.csv``."""
+    return prediction_files.Prediction(out / name / fold / "test.csv", "str-2021", fold, "test",
+                                       MEMBER_RECIPES[name], figure or {}, name=f"{fold}.csv")
+
+
+def publish_member(out: Path, name: str, fold: str, into: Path, command: str, machine: str) -> None:
+    """Member ``name``'s predictions of ``fold``'s test pairs as ``PairID,Pred_Score``, published."""
+    from semrel.metrics.submission import write_predictions
+    from semrel.trainers.run_folder import load_run
+
+    folder = out / name / fold
+    run = load_run(folder)
+    write_predictions(folder / "test.csv", [str(i) for i in run.ids], run.predictions)
+    spearman = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))["spearman"]
+    file = member_file(out, name, fold, {"spearman": round(spearman, 4)})
+    for path in prediction_files.publish_or_exit([file], command=command, machine=machine, into=into):
+        print(f"published: {path}", flush=True)
+
+
+def reused(name: str, fold: str, into: Path | None) -> Path | None:
+    """The published file that stands for member ``name`` on ``fold`` (``--reuse-published``), if any."""
+    if into is None:
+        return None
+    try:
+        return prediction_files.published(member_file(Path(), name, fold).relative(), into)
+    except ValueError as exc:
+        raise SystemExit(f"--reuse-published: {exc}") from None
+
+
+def train(out: Path, model: str, precision: str, max_steps: int | None, *, publish: Path | None = None,
+          reuse: bool = False, command: str = "", machine: str = "") -> dict[str, dict[str, float]]:
+    """Every (member, fold) trained, kept, or (``reuse``) stood for by its published file; the wall
+    seconds of each trained here, across invocations. With ``publish``, each member's file of each
+    fold trained or kept is published."""
     path = out / "seconds.json"
     seconds = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     for name, flags in MEMBERS.items():
@@ -68,34 +110,69 @@ def train(out: Path, model: str, precision: str, max_steps: int | None) -> dict[
             folder = out / name / fold
             if (folder / "metrics.json").is_file():
                 print(f"kept: {folder} holds a finished run", flush=True)
+            elif reuse and (file := reused(name, fold, publish)) is not None:
+                print(f"kept: {file} is published and stands for {name} on {fold}", flush=True)
                 continue
-            took = cli.run_logged(*fit_argv(folder, fold, model, flags, precision, max_steps))
-            for checkpoint in (folder / "checkpoints").glob("checkpoint-*"):
-                shutil.rmtree(checkpoint)  # the model is the folder's own
-            seconds.setdefault(name, {})[fold] = round(took, 1)
-            write_whole(path, json.dumps(seconds, indent=1), "output")
+            else:
+                took = cli.run_logged(*fit_argv(folder, fold, model, flags, precision, max_steps))
+                for checkpoint in (folder / "checkpoints").glob("checkpoint-*"):
+                    shutil.rmtree(checkpoint)  # the model is the folder's own
+                seconds.setdefault(name, {})[fold] = round(took, 1)
+                write_whole(path, json.dumps(seconds, indent=1), "output")
+            if publish is not None:
+                publish_member(out, name, fold, publish, command, machine)
     return seconds
 
 
-def combine(out: Path) -> dict:
-    """Each fold's rank average (and out-of-fold stack) of the members, written as
-    ``OUT/predictions/<fold>.csv``; the figures per fold, their mean and the paired tests."""
+def member_runs(out: Path, publish: Path | None, reuse: bool) -> dict:
+    """``runs[member][fold]``: the run folder's test predictions, else (``reuse``) its published file's."""
+    from semrel.trainers.run_folder import PREDICTIONS, load_run
+
+    runs: dict = {}
+    for name in MEMBERS:
+        for fold in FOLDS:
+            folder = out / name / fold
+            if (folder / PREDICTIONS).is_file() or not reuse:
+                runs.setdefault(name, {})[fold] = load_run(folder)
+            else:
+                runs.setdefault(name, {})[fold] = run_from_file(reused(name, fold, publish), fold, ENCODERS[name])
+    return runs
+
+
+def run_from_file(path: Path, fold: str, encoder: str):
+    """A published member file as the run it stands for: its scores, and the labels of ``fold``'s
+    test pairs as ``semrel fit`` records them (score range mapped to [0, 1], float32)."""
+    import numpy as np
+
+    from semrel.dataset_scripts.pairs import load_pairs
+    from semrel.metrics.submission import read_predictions
+    from semrel.trainers.data import scale_scores
+    from semrel.trainers.run_folder import RunPredictions
+
+    data = load_pairs("str-2021", fold)
+    test = data.splits["test"]
+    found, ids = read_predictions(path), [str(i) for i in test["pair_id"]]
+    if list(found.ids) != ids:
+        raise SystemExit(f"{path}: its PairIDs are not str-2021/{fold}/test's, in the split's order")
+    labels = scale_scores(np.asarray(test["score"], dtype=np.float64), data.score_range, where=f"str-2021/{fold}")
+    return RunPredictions(path=str(path), data=data.name, split="test", score_range=data.score_range,
+                          encoder=encoder, conditional=False, ids=ids,
+                          predictions=np.asarray(found.scores, dtype=np.float64),
+                          labels=labels.astype(np.float64), sources=list(test["source"]))
+
+
+def combine(out: Path, runs: dict) -> dict:
+    """Each fold's rank average (and out-of-fold stack) of the members' ``runs[member][fold]``,
+    written as ``OUT/predictions/<fold>.csv``; the figures per fold, their mean and the paired tests."""
     from semrel.metrics.submission import write_predictions
     from semrel.trainers.combination import cv_ensemble
-    from semrel.trainers.run_folder import read_cvs
 
-    members, names, folds = read_cvs([out / name for name in MEMBERS])
-    if list(folds) != list(FOLDS):
-        raise SystemExit(f"{out}: the members share folds {', '.join(folds)}, not {', '.join(FOLDS)}")
-    ensemble = cv_ensemble(members)
-    short = dict(zip(names, MEMBERS, strict=True))  # a member's folder -> its name
+    ensemble = cv_ensemble(runs)
     for fold, (ids, scored) in ensemble.predictions.items():
         write_predictions(out / "predictions" / f"{fold}.csv", [str(i) for i in ids], scored["rank"])
-    rounded = {fold: {short.get(k, k): round(v, 4) for k, v in scores.items()}
-               for fold, scores in ensemble.folds.items()}
-    return {"folds": rounded, "mean": {short.get(k, k): round(v, 4) for k, v in ensemble.mean().items()},
-            "comparisons": {method: {short[n]: c for n, c in by_member.items()}
-                            for method, by_member in ensemble.comparisons.items()}}
+    return {"folds": {fold: {k: round(v, 4) for k, v in scores.items()} for fold, scores in ensemble.folds.items()},
+            "mean": {k: round(v, 4) for k, v in ensemble.mean().items()},
+            "comparisons": ensemble.comparisons}
 
 
 def table(record: dict) -> str:
@@ -129,23 +206,32 @@ def main(argv=None) -> None:
     ap.add_argument("--machine", help="the machine results.json names (default: this one, e.g. 2-core CPU)")
     ap.add_argument("--write-results", action="store_true",
                     help="store the mean as STR-2021's best fine-tuned figure in benchmarks/results.json")
-    prediction_files.add_publish_flag(ap, "the rank average's five test-fold files")
+    prediction_files.add_publish_flag(ap, "the rank average's five test-fold files and each member's")
+    ap.add_argument("--reuse-published", action="store_true",
+                    help="a (member, fold) whose file --publish DIR already records is not trained "
+                         "again: the file stands for it (a run that spans fresh machines)")
     args = ap.parse_args(argv)
     smoke = args.max_steps is not None or args.model is not None
     if args.write_results and smoke:
         ap.error("--write-results: a smoke run (--max-steps, --model) measures nothing to store")
     if args.publish and (problem := prediction_files.publish_problem(args.publish, smoke)):
         ap.error(problem)
+    if args.reuse_published and not args.publish:
+        ap.error("--reuse-published: reuses the files --publish DIR records; give --publish")
     out = args.output
     command = shlex.join(["python", "scripts/train_str_2021.py", *(sys.argv[1:] if argv is None else argv)])
-    seconds = train(out, args.model[1] if args.model else MODEL, args.precision, args.max_steps)
+    machine = args.machine or prediction_files.this_machine()
+    seconds = train(out, args.model[1] if args.model else MODEL, args.precision, args.max_steps,
+                    publish=args.publish, reuse=args.reuse_published, command=command, machine=machine)
+    runs = member_runs(out, args.publish, args.reuse_published)
     record = {"command": command, "machine": f"{platform.node()} ({os.cpu_count()} CPUs)",
               "precision": args.precision, "max_steps": args.max_steps, "members": MEMBERS,
-              "seconds": seconds, **combine(out)}
+              "seconds": seconds, "published_members": {name: [f for f, r in by_fold.items() if r.path.endswith(".csv")]
+                                                        for name, by_fold in runs.items()},
+              **combine(out, runs)}
     write_whole(out / "study.json", json.dumps(record, indent=1), "output")
     write_whole(out / "table.md", table(record), "output")
     print(table(record) + f"rank average per fold: {out / 'predictions'}/cv-fold-K.csv")
-    machine = args.machine or prediction_files.this_machine()
     if args.publish:
         files = [prediction_files.Prediction(out / "predictions" / f"{fold}.csv", "str-2021", fold, "test",
                                              RECIPE, {"spearman": record["folds"][fold]["rank"]})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -55,8 +56,10 @@ def test_two_members_on_five_folds_make_one_rank_average_file_per_fold(mirror, t
     mean = np.mean([record["folds"][f]["rank"] for f in FOLDS])
     assert record["mean"]["rank"] == pytest.approx(mean, abs=1e-4)
     assert f"| mean | {record['mean']['bi-mpnet']:.4f} |" in (out / "table.md").read_text(encoding="utf-8")
-    assert check_entries(pub / "results.json", mirror=mirror) == 5
+    assert check_entries(pub / "results.json", mirror=mirror) == 15  # the rank average's and each member's
     entries = json.loads((pub / "results.json").read_text(encoding="utf-8"))["prediction_files"]
+    member = entries["predictions/str-2021/mpnet-cross-lr4e-5-cv/cv-fold-1.csv"]
+    assert member["figure"] == {"spearman": record["folds"]["cv-fold-1"]["cross-mpnet"]}
     entry = entries["predictions/str-2021/mpnet-bi-cross-rank-cv/cv-fold-3.csv"]
     assert (entry["config"], entry["split"], entry["rows"], entry["machine"]) == ("cv-fold-3", "test", 1100,
                                                                                   "test machine")
@@ -68,6 +71,13 @@ def test_two_members_on_five_folds_make_one_rank_average_file_per_fold(mirror, t
     assert "$ semrel fit" not in again.stdout and again.stdout.count("kept: ") == 10
     assert (out / "predictions" / "cv-fold-0.csv").read_bytes() == before
 
+    shutil.rmtree(out)  # a fresh machine: only the published files are left
+    argv.append("--reuse-published")
+    again = run()
+    assert "$ semrel fit" not in again.stdout and again.stdout.count("is published and stands for") == 10
+    assert (out / "predictions" / "cv-fold-0.csv").read_bytes() == before  # the same rank average
+    assert json.loads((out / "study.json").read_text(encoding="utf-8"))["folds"] == record["folds"]
+
 
 @pytest.mark.parametrize(("args", "words"), [
     (["--model", "minilm=x"], "argument --model: must be NAME=DIR with NAME mpnet, not 'minilm=x'"),
@@ -76,6 +86,7 @@ def test_two_members_on_five_folds_make_one_rank_average_file_per_fold(mirror, t
     (["--model", "mpnet=x", "--publish"],
      "--publish: a smoke run (--max-steps, --model) goes into another folder: --publish DIR"),
     (["--precision", "fp16"], "argument --precision: invalid choice: 'fp16' (choose from 'bf16', 'fp32', 'auto')"),
+    (["--reuse-published"], "--reuse-published: reuses the files --publish DIR records; give --publish"),
     not_a_count("--max-steps", "0"),
 ])
 def test_mistakes_are_refused_before_anything_trains(args, words, tmp_path):
@@ -95,3 +106,38 @@ def test_a_fold_cut_off_resumes_from_its_last_checkpoint(tmp_path):
     (folder / "checkpoints" / "checkpoint-200").mkdir()
     (folder / "checkpoints" / "checkpoint-200" / "trainer_state.json").write_text("{}", encoding="utf-8")
     assert fit_argv(folder, "cv-fold-2", "mpnet", MEMBERS["cross-mpnet"], "auto", None) == [*fresh, "--resume", "last"]
+
+
+def test_a_published_member_file_that_changed_is_refused_not_reused(mirror, tmp_path, monkeypatch):
+    from scripts.train_str_2021 import reused
+
+    name = "predictions/str-2021/mpnet-bi-cv/cv-fold-0.csv"
+    (tmp_path / name).parent.mkdir(parents=True)
+    (tmp_path / name).write_text("PairID,Pred_Score\n", encoding="utf-8")
+    entry = {"sha256": "0" * 64}
+    (tmp_path / "results.json").write_text(json.dumps({"prediction_files": {name: entry}}), encoding="utf-8")
+    assert reused("cross-mpnet", "cv-fold-0", tmp_path) is None  # not published: trained
+    with pytest.raises(SystemExit, match=r"--reuse-published: .*cv-fold-0.csv: sha256 [0-9a-f]{64}, but the "
+                                         r"entry says 0{64}"):
+        reused("bi-mpnet", "cv-fold-0", tmp_path)
+    (tmp_path / name).unlink()
+    with pytest.raises(SystemExit, match="cv-fold-0.csv: no such file"):
+        reused("bi-mpnet", "cv-fold-0", tmp_path)
+
+
+def test_a_published_member_file_stands_for_its_run_with_the_folds_labels(mirror, tmp_path, monkeypatch):
+    from scripts.train_str_2021 import run_from_file
+    from semrel.metrics.submission import write_predictions
+
+    monkeypatch.setenv("SEMREL_MIRROR", str(mirror))
+    test = load_pairs("str-2021", "cv-fold-4", mirror=mirror).splits["test"]
+    ids = [str(i) for i in test["pair_id"]]
+    scores = np.linspace(0, 1, len(ids))
+    run = run_from_file(write_predictions(tmp_path / "f.csv", ids, scores), "cv-fold-4", "cross")
+    assert (run.data, run.split, run.score_range, run.encoder, run.ids) == (
+        "str-2021/cv-fold-4", "test", (0.0, 1.0), "cross", ids)
+    assert np.array_equal(run.predictions, scores)
+    assert np.array_equal(run.labels, np.asarray(test["score"], dtype=np.float32).astype(np.float64))
+    write_predictions(tmp_path / "g.csv", ids[::-1], scores)
+    with pytest.raises(SystemExit, match="its PairIDs are not str-2021/cv-fold-4/test's, in the split's order"):
+        run_from_file(tmp_path / "g.csv", "cv-fold-4", "cross")
