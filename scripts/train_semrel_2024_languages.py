@@ -85,14 +85,6 @@ from semrel.metrics.output_files import write_whole
 from semrel.publishing import prediction_files
 
 
-def model_override(text: str) -> tuple[str, str]:
-    """An argparse type: ``NAME=DIR``, NAME the members' model name."""
-    name, sep, folder = text.partition("=")
-    if not sep or name != MODEL or not folder:
-        raise argparse.ArgumentTypeError(f"must be NAME=DIR with NAME {MODEL}, not {text!r}")
-    return name, folder
-
-
 def language(text: str) -> str:
     known = sorted(set(TRACK_A) | set(TRACK_C))
     if text not in known:
@@ -113,7 +105,7 @@ def main(argv=None) -> None:
                     f"members trained on config {SHARED} as they are and trained further on the language, "
                     "longer schedules where the kept epoch was the last, the final chosen on dev among "
                     "them all, and its paired test difference to the per-language final")
-    ap.add_argument("--model", action="append", default=[], type=model_override, metavar="NAME=DIR",
+    ap.add_argument("--model", action="append", default=[], type=cli.model_folder(MODEL), metavar="NAME=DIR",
                     help=f"use this model folder for {MODEL} (smoke runs)")
     ap.add_argument("--precision", choices=("bf16", "fp32", "auto"), default="auto",
                     help="semrel fit --precision (auto: bf16 on a GPU, float32 on a CPU; bf16 on a "

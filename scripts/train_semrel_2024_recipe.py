@@ -31,7 +31,6 @@ and records it in ``benchmarks/results.json`` (:mod:`semrel.publishing.predictio
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -52,6 +51,7 @@ MEMBERS = {  # folder: (model name, semrel fit flags); the study's finalists
     "bi-mpnet": ("mpnet", ["--encoder", "bi", "--epochs", "32", "--learning-rate", "5e-5",
                            "--batch-size", "32"]),
 }
+MODELS = sorted({model for model, _ in MEMBERS.values()})  # what --model NAME=DIR may replace
 SEEDED = "cross-mpnet"  # the member --cross-seeds repeats
 DEFAULT_SEED = 42  # semrel fit's
 FINAL = ["--train-splits", "train+validation"]
@@ -94,25 +94,13 @@ def train_member(folder: Path, model: str, flags: list[str], precision: str,
             precision, "--output", str(folder)]
     if max_steps is not None:
         argv += ["--max-steps", str(max_steps)] + (["--eval-steps", "1"] if choose else [])
-    if any((folder / "checkpoints").glob("checkpoint-*/trainer_state.json")):
-        argv += ["--resume", "last"]
-    return cli.run_logged(*argv)
-
-
-def model_override(text: str) -> tuple[str, str]:
-    """An argparse type: ``NAME=DIR``, NAME one of the members' model names."""
-    name, sep, folder = text.partition("=")
-    names = sorted({model for model, _ in MEMBERS.values()})
-    if not sep or name not in names or not folder:
-        raise argparse.ArgumentTypeError(f"must be NAME=DIR with NAME one of {', '.join(names)}, "
-                                         f"not {text!r}")
-    return name, folder
+    return cli.run_logged(*argv, *cli.resume_flags(folder))
 
 
 def main(argv=None) -> None:
     ap = cli.Parser(prog="train_semrel_2024_recipe.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--output", type=Path, default=Path("runs/semrel-2024-recipe"))
-    ap.add_argument("--model", action="append", default=[], type=model_override, metavar="NAME=DIR",
+    ap.add_argument("--model", action="append", default=[], type=cli.model_folder(*MODELS), metavar="NAME=DIR",
                     help="use this model folder for a member's model name (smoke runs)")
     ap.add_argument("--precision", choices=("bf16", "fp32", "auto"), default="auto",
                     help="semrel fit --precision (auto: fp32 on a CPU; bf16 autocast pays only on "

@@ -30,12 +30,10 @@ sessions and the same command goes on where the last one stopped.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
 import shlex
-import shutil
 import sys
 from pathlib import Path
 
@@ -63,9 +61,7 @@ def fit_argv(folder: Path, fold: str, model: str, flags: list[str], precision: s
             "--output", str(folder)]
     if max_steps is not None:
         argv += ["--max-steps", str(max_steps)]
-    if any((folder / "checkpoints").glob("checkpoint-*/trainer_state.json")):
-        argv += ["--resume", "last"]
-    return argv
+    return argv + cli.resume_flags(folder)
 
 
 def member_file(out: Path, name: str, fold: str, figure: dict | None = None) -> prediction_files.Prediction:
@@ -115,8 +111,7 @@ def train(out: Path, model: str, precision: str, max_steps: int | None, *, publi
                 continue
             else:
                 took = cli.run_logged(*fit_argv(folder, fold, model, flags, precision, max_steps))
-                for checkpoint in (folder / "checkpoints").glob("checkpoint-*"):
-                    shutil.rmtree(checkpoint)  # the model is the folder's own
+                cli.drop_checkpoints(folder)
                 seconds.setdefault(name, {})[fold] = round(took, 1)
                 write_whole(path, json.dumps(seconds, indent=1), "output")
             if publish is not None:
@@ -186,18 +181,10 @@ def table(record: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def model_override(text: str) -> tuple[str, str]:
-    """An argparse type: ``NAME=DIR``, NAME the members' model name."""
-    name, sep, folder = text.partition("=")
-    if not sep or name != MODEL or not folder:
-        raise argparse.ArgumentTypeError(f"must be NAME=DIR with NAME {MODEL}, not {text!r}")
-    return name, folder
-
-
 def main(argv=None) -> None:
     ap = cli.Parser(prog="train_str_2021.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--output", type=Path, default=Path("runs/str-2021-cv"))
-    ap.add_argument("--model", type=model_override, metavar="NAME=DIR",
+    ap.add_argument("--model", type=cli.model_folder(MODEL), metavar="NAME=DIR",
                     help=f"use this model folder for {MODEL} (smoke runs)")
     ap.add_argument("--precision", choices=("bf16", "fp32", "auto"), default="auto",
                     help="semrel fit --precision (auto: bf16 on a GPU, float32 on a CPU; bf16 on a "

@@ -6,7 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .members import Study, drop_checkpoints, rank_argv, remember
+from semrel import cli
+
+from .members import Study, rank_argv, remember
 from .units import MemberSpec, Unit, from_all_specs, member_specs, shared_unit
 
 
@@ -74,7 +76,7 @@ def run_side_by_side(script: Path, args, study: Study, chosen: list[Unit], czech
     def member_trained(index: int, seconds: float) -> None:
         if index in members:
             unit, name, folder = members[index]
-            drop_checkpoints(folder)
+            cli.drop_checkpoints(folder)
             remember(unit, name, seconds)
 
     side_by_side(tasks, args.jobs, member_trained, say=lambda line: print(line, flush=True))

@@ -4,7 +4,6 @@ the record of its run, and the wall seconds of its fit across invocations."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from semrel import cli
@@ -28,7 +27,7 @@ class Study:
             print(f"kept: {folder} holds a finished run", flush=True)
             return None
         seconds = cli.run_logged(*self.fit_argv(unit, member))
-        drop_checkpoints(folder)
+        cli.drop_checkpoints(folder)
         return seconds
 
     def fit_argv(self, unit: Unit, member: MemberSpec, resumable: bool = True) -> list[str]:
@@ -47,14 +46,7 @@ class Study:
             argv += ["--save-steps", str(SAVE_STEPS_C if self.max_steps is None else 1)]
         if self.max_steps is not None:
             argv += ["--max-steps", str(self.max_steps)] + (["--eval-steps", "1"] if choose_on else [])
-        if any((folder / "checkpoints").glob("checkpoint-*/trainer_state.json")):
-            argv += ["--resume", "last"]
-        return argv
-
-
-def drop_checkpoints(folder: Path) -> None:
-    for checkpoint in (folder / "checkpoints").glob("checkpoint-*"):
-        shutil.rmtree(checkpoint)  # the kept model is the folder's own
+        return argv + cli.resume_flags(folder)
 
 
 def grid_record(folder: Path, wall: float | None) -> dict:

@@ -105,3 +105,40 @@ def run_logged(*argv: str) -> float:
     if status:
         raise SystemExit(f"semrel {argv[0]} failed with exit status {status}")
     return time.perf_counter() - start
+
+
+def resume_flags(folder) -> list[str]:
+    """``["--resume", "last"]`` for a recipe's ``semrel fit`` into the run folder ``folder`` when a
+    run there was cut off after a complete Trainer checkpoint (one holding ``trainer_state.json``,
+    which transformers writes last); else none."""
+    from pathlib import Path
+
+    from semrel.trainers.run_folder.files import CHECKPOINTS, TRAINER_STATE
+
+    return ["--resume", "last"] if any((Path(folder) / CHECKPOINTS).glob(f"checkpoint-*/{TRAINER_STATE}")) else []
+
+
+def drop_checkpoints(folder) -> None:
+    """A finished run's Trainer checkpoints removed (its model is saved at the top of ``folder``)."""
+    import shutil
+    from pathlib import Path
+
+    from semrel.trainers.run_folder.files import CHECKPOINTS
+
+    for checkpoint in (Path(folder) / CHECKPOINTS).glob("checkpoint-*"):
+        shutil.rmtree(checkpoint)
+
+
+def model_folder(*names: str):
+    """An argparse type for a recipe's ``--model NAME=DIR`` (a model folder in place of NAME, for
+    smoke runs): NAME one of ``names``; ``(NAME, DIR)``."""
+    import argparse
+
+    def parse(text: str) -> tuple[str, str]:
+        name, sep, folder = text.partition("=")
+        if not sep or name not in names or not folder:
+            which = names[0] if len(names) == 1 else f"one of {', '.join(names)}"
+            raise argparse.ArgumentTypeError(f"must be NAME=DIR with NAME {which}, not {text!r}")
+        return name, folder
+
+    return parse
