@@ -133,9 +133,7 @@ class Study:
                 argv += ["--max-steps", str(self.max_steps)]
             if self.eval_steps:
                 argv += ["--eval-steps", str(self.eval_steps)]
-            if any((folder / "checkpoints").glob("checkpoint-*/trainer_state.json")):
-                argv += ["--resume", "last"]
-            seconds = cli.run_logged(*argv)
+            seconds = cli.run_logged(*argv, *cli.resume_flags(folder))
         else:
             print(f"kept: {folder} holds a finished run", flush=True)
         metrics = read_metrics(folder)
