@@ -50,7 +50,6 @@ FOLDS = tuple(f"cv-fold-{k}" for k in range(5))
 SAVE_STEPS = 100  # a checkpoint this often, to resume a fold cut off (1,100 steps per fold)
 RECIPE = "mpnet-bi-cross-rank-cv"
 MEMBER_RECIPES = {"bi-mpnet": "mpnet-bi-cv", "cross-mpnet": "mpnet-cross-lr4e-5-cv"}  # each member's files
-ENCODERS = {"bi-mpnet": "bi", "cross-mpnet": "cross"}
 
 
 def fit_argv(folder: Path, fold: str, model: str, flags: list[str], precision: str,
@@ -130,7 +129,7 @@ def member_runs(out: Path, publish: Path | None, reuse: bool) -> dict:
             if (folder / PREDICTIONS).is_file() or not reuse:
                 runs.setdefault(name, {})[fold] = load_run(folder)
             else:
-                runs.setdefault(name, {})[fold] = run_from_file(reused(name, fold, publish), fold, ENCODERS[name])
+                runs.setdefault(name, {})[fold] = run_from_file(reused(name, fold, publish), fold, MEMBERS[name][1])
     return runs
 
 
