@@ -56,8 +56,8 @@ def grid_record(folder: Path, wall: float | None) -> dict:
     return {"dev_by_evaluation": [e.get("spearman") for e in curve],
             "kept_epoch": kept.get("epoch"), "dev_kept": kept.get("spearman"),
             "kept_last": bool(curve) and kept.get("step") == curve[-1]["step"],
-            "dev_omitted": selection.get("omitted"), "train_seconds": round(metrics["train_seconds"], 1),
-            "epoch_seconds": [round(s, 1) for s in metrics.get("epoch_seconds", [])],
+            "dev_omitted": selection.get("omitted"), "train_seconds": round(metrics["train_seconds"], 3),
+            "epoch_seconds": [round(s, 3) for s in metrics.get("epoch_seconds", [])],
             "wall_seconds": None if wall is None else round(wall, 1)}
 
 
