@@ -94,12 +94,15 @@ def reused(name: str, fold: str, into: Path | None) -> Path | None:
 
 
 def train(out: Path, model: str, precision: str, max_steps: int | None, *, publish: Path | None = None,
-          reuse: bool = False, command: str = "", machine: str = "") -> dict[str, dict[str, float]]:
-    """Every (member, fold) trained, kept, or (``reuse``) stood for by its published file; the wall
-    seconds of each trained here, across invocations. With ``publish``, each member's file of each
-    fold trained or kept is published."""
+          reuse: bool = False, command: str = "", machine: str = ""
+          ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, Path]]]:
+    """Every (member, fold) trained, kept, or (``reuse``) stood for by its published file. Returns
+    the wall seconds of each trained here, across invocations, and ``standing[member][fold]``: the
+    published file of each reused one. With ``publish``, each member's file of each fold trained or
+    kept is published."""
     path = out / "seconds.json"
     seconds = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    standing: dict[str, dict[str, Path]] = {}
     for name, flags in MEMBERS.items():
         for fold in FOLDS:
             folder = out / name / fold
@@ -107,6 +110,7 @@ def train(out: Path, model: str, precision: str, max_steps: int | None, *, publi
                 print(f"kept: {folder} holds a finished run", flush=True)
             elif reuse and (file := reused(name, fold, publish)) is not None:
                 print(f"kept: {file} is published and stands for {name} on {fold}", flush=True)
+                standing.setdefault(name, {})[fold] = file
                 continue
             else:
                 took = cli.run_logged(*fit_argv(folder, fold, model, flags, precision, max_steps))
@@ -115,21 +119,20 @@ def train(out: Path, model: str, precision: str, max_steps: int | None, *, publi
                 write_whole(path, json.dumps(seconds, indent=1), "output")
             if publish is not None:
                 publish_member(out, name, fold, publish, command, machine)
-    return seconds
+    return seconds, standing
 
 
-def member_runs(out: Path, publish: Path | None, reuse: bool) -> dict:
-    """``runs[member][fold]``: the run folder's test predictions, else (``reuse``) its published file's."""
-    from semrel.trainers.run_folder import PREDICTIONS, load_run
+def member_runs(out: Path, standing: dict[str, dict[str, Path]]) -> dict:
+    """``runs[member][fold]``: the published file's predictions where ``standing`` names one, else
+    the run folder's."""
+    from semrel.trainers.run_folder import load_run
 
     runs: dict = {}
     for name in MEMBERS:
         for fold in FOLDS:
-            folder = out / name / fold
-            if (folder / PREDICTIONS).is_file() or not reuse:
-                runs.setdefault(name, {})[fold] = load_run(folder)
-            else:
-                runs.setdefault(name, {})[fold] = run_from_file(reused(name, fold, publish), fold, MEMBERS[name][1])
+            file = standing.get(name, {}).get(fold)
+            runs.setdefault(name, {})[fold] = (load_run(out / name / fold) if file is None
+                                               else run_from_file(file, fold, MEMBERS[name][1]))
     return runs
 
 
@@ -207,13 +210,13 @@ def main(argv=None) -> None:
     out = args.output
     command = shlex.join(["python", "scripts/train_str_2021.py", *(sys.argv[1:] if argv is None else argv)])
     machine = args.machine or prediction_files.this_machine()
-    seconds = train(out, args.model[1] if args.model else MODEL, args.precision, args.max_steps,
-                    publish=args.publish, reuse=args.reuse_published, command=command, machine=machine)
-    runs = member_runs(out, args.publish, args.reuse_published)
+    seconds, standing = train(out, args.model[1] if args.model else MODEL, args.precision, args.max_steps,
+                              publish=args.publish, reuse=args.reuse_published, command=command, machine=machine)
+    runs = member_runs(out, standing)
     record = {"command": command, "machine": f"{platform.node()} ({os.cpu_count()} CPUs)",
               "precision": args.precision, "max_steps": args.max_steps, "members": MEMBERS,
-              "seconds": seconds, "published_members": {name: [f for f, r in by_fold.items() if r.path.endswith(".csv")]
-                                                        for name, by_fold in runs.items()},
+              "seconds": seconds, "published_members": {name: [f for f in FOLDS if f in standing.get(name, {})]
+                                                        for name in MEMBERS},
               **combine(out, runs)}
     write_whole(out / "study.json", json.dumps(record, indent=1), "output")
     write_whole(out / "table.md", table(record), "output")

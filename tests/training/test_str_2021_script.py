@@ -45,6 +45,7 @@ def test_two_members_on_five_folds_make_one_rank_average_file_per_fold(mirror, t
     assert all("--save-steps 1" in f and f.endswith("--max-steps 2") for f in fits)
     record = json.loads((out / "study.json").read_text(encoding="utf-8"))
     assert list(record["folds"]) == FOLDS and set(record["comparisons"]["rank"]) == {"bi-mpnet", "cross-mpnet"}
+    assert record["published_members"] == {"bi-mpnet": [], "cross-mpnet": []}  # every member trained here
     for fold in FOLDS:
         file = out / "predictions" / f"{fold}.csv"
         assert check(file, "str-2021", fold, "test", mirror=mirror) == 1100
@@ -76,7 +77,9 @@ def test_two_members_on_five_folds_make_one_rank_average_file_per_fold(mirror, t
     again = run()
     assert "$ semrel fit" not in again.stdout and again.stdout.count("is published and stands for") == 10
     assert (out / "predictions" / "cv-fold-0.csv").read_bytes() == before  # the same rank average
-    assert json.loads((out / "study.json").read_text(encoding="utf-8"))["folds"] == record["folds"]
+    study = json.loads((out / "study.json").read_text(encoding="utf-8"))
+    assert study["folds"] == record["folds"]
+    assert study["published_members"] == {name: FOLDS for name in record["members"]}
 
 
 @pytest.mark.parametrize(("args", "words"), [
