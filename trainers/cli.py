@@ -61,7 +61,7 @@ def register(commands) -> None:
     add_data_flags(p_fit)
     flag(p_fit, "--config", default="default", help="dataset config")
     add_training_flags(p_fit)
-    flag(p_fit, "--save-steps", type=integer, help="checkpoint every N steps")
+    flag(p_fit, "--save-steps", type=integer, help="checkpoint every N steps (the latest kept: what --resume needs)")
     flag(p_fit, "--resume", "resume_from_checkpoint",
          help="resume the same run from a checkpoint folder, or 'last' (its last complete "
               "checkpoint)")

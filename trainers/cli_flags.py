@@ -175,13 +175,13 @@ def add_selection_flags(parser: argparse.ArgumentParser) -> None:
 
 def training_arguments(args, output: str, changes: dict | None = None) -> dict:
     """``PairTrainingArguments`` keyword arguments from the flags (workers kept across epochs
-    when there are any; ``--save-steps N``: a checkpoint every N steps), checked by the rules
+    when there are any; ``--save-steps N``: a checkpoint every N steps, the latest kept), checked by the rules
     that need no torch."""
     values = {o.argument: o.to_argument(getattr(args, o.name)) for o in OPTIONS}
     values.update(changes or {})
     values["dataloader_persistent_workers"] = values["dataloader_num_workers"] > 0
     if getattr(args, "save_steps", None) is not None:
-        values.update(save_strategy="steps", save_steps=args.save_steps)
+        values.update(save_strategy="steps", save_steps=args.save_steps, save_total_limit=1)
     values.update(selection_values(args))  # --eval-dataset: evaluate, keep the best checkpoint
     values["output_dir"] = output
     check_arguments(values)

@@ -133,3 +133,12 @@ def test_a_saved_run_resumes_from_its_last_checkpoint(saved, capsys):
     assert main(argv) == 0
     assert main([*argv[:-4], "--seed", "4", "--save-steps", "1", "--resume", "last"]) == 2
     assert "--resume last: run holds another run" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # trains 3 steps
+def test_save_steps_keeps_only_the_latest_checkpoint(saved):
+    argv = ["fit", "--dataset", "toy-cv", "--config", "cv-fold-0", "--model", "base", "--output", "fresh",
+            "--max-steps", "3", "--batch-size", "8", "--warmup", "0", "--save-steps", "1"]
+    assert main(argv) == 0
+    assert [p.name for p in Path("fresh/checkpoints").glob("checkpoint-*")] == ["checkpoint-3"]
+    assert last_complete_checkpoint(Path("fresh/checkpoints")).name == "checkpoint-3"

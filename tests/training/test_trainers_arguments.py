@@ -104,7 +104,7 @@ def test_flags_become_the_arguments_they_name():
         (2.5, 4, 0.0)
     assert made.train_sampling_strategy == "random" and made.dataloader_num_workers == 2
     assert made.dataloader_persistent_workers  # workers are kept across epochs
-    assert (made.save_strategy, made.save_steps) == ("steps", 7)
+    assert (made.save_strategy, made.save_steps, made.save_total_limit) == ("steps", 7, 1)  # the latest kept
     name, model, values = parse_member("cross@minilm,learning_rate=3e-5,group_by_length=false,"
                                        "num_workers=1")
     assert (model, values) == ("minilm", {"encoder": "cross", "learning_rate": 3e-5,
