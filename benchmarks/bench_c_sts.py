@@ -22,11 +22,12 @@ A candidate is one of
   kept, then scored on validation.
 
 Zero-shot candidates are scored here with the trainers' encoder classes (no command scores an
-untrained model); every trained step is a ``semrel`` command, printed before it runs. Ensembles
-over the finished trained members: the member set whose rank average scores best on dev, then
-``semrel ensemble --method rank`` and ``--method ridge`` (a stack fit on the members' dev
-predictions; its dev figure is out-of-fold, 5 folds by sentence pair) over that set, each
-scored on validation with ``semrel predict``.
+untrained model); every training is a ``semrel fit`` command, printed before it runs, and leaves
+its kept model's dev and validation scores as ``dev.json`` and ``validation.json`` beside its
+run. Ensembles over the finished trained members are made from those files, as ``semrel ensemble``
+combines the runs: the member set whose rank average scores best on dev, then its rank average
+(each member's quantile among its own validation scores) and ridge stack (fit on the members' dev
+scores; its dev figure is out-of-fold, 5 folds by sentence pair), each scored on validation.
 
 Per run the record holds dev Spearman by epoch, the kept epoch, validation Spearman and Pearson
 with 95 % intervals (:func:`semrel.metrics.correlation_intervals.correlation_intervals`: paired
@@ -35,8 +36,11 @@ candidate is stored in ``OUT/results.json`` under a key of its settings and kept
 run cut off mid-way resumes from its last complete checkpoint (``--resume last``).
 ``--record FILE`` writes the study's entry (:data:`KEY`) into a results file
 (``benchmarks/results.json``) after each candidate; :func:`markdown` renders that entry as the
-table of benchmarks/results/c-sts.md. ``--publish``: :func:`publish` (``--report --publish``: the stored
-study's file, nothing run). Not part of the test suite.
+table of benchmarks/results/c-sts.md. ``--publish``: each trained candidate's two files as it
+finishes (:mod:`c_sts_study.published`), then the best ensemble's (:func:`publish`; ``--report
+--publish``: the stored study's file, nothing run). ``--reuse-published``: a trained candidate
+whose files are published is not trained again, its files stand for it (a study that spans fresh
+machines, a candidate at a time). Not part of the test suite.
 
     nice -n 5 python benchmarks/bench_c_sts.py --group screen --record benchmarks/results.json
     python benchmarks/bench_c_sts.py --group screen --report          # the stored table
@@ -66,10 +70,11 @@ def model_override(text: str) -> tuple[str, str]:
     return name, folder
 
 
-def study_command(groups: list[str], only: list[str], eval_steps: int | None) -> str:
+def study_command(groups: list[str], only: list[str], eval_steps: int | None, precision: str = "auto") -> str:
     """The command that reruns the study's candidates (what an entry records)."""
     flags = [a for s in only for a in ("--only", s)] or [a for g in groups for a in ("--group", g)]
     flags += ["--eval-steps", str(eval_steps)] if eval_steps else []
+    flags += ["--precision", precision] if precision != "auto" else []
     return "python benchmarks/bench_c_sts.py " + shlex.join(flags)
 
 
@@ -95,12 +100,18 @@ def main(argv=None) -> None:
     ap.add_argument("--record", type=Path, metavar="FILE",
                     help=f"write the study's entry ({KEY}) into this results file after each "
                          "candidate (benchmarks/results.json)")
-    add_publish_flag(ap, "the validation predictions of the ensemble best on dev")
+    add_publish_flag(ap, "each trained candidate's dev and validation predictions and those of the "
+                         "ensemble best on dev")
+    ap.add_argument("--reuse-published", action="store_true",
+                    help="a trained candidate whose files --publish DIR records is not trained again: "
+                         "they stand for it (a study that spans fresh machines)")
     ap.add_argument("--machine", help="the machine results.json names for --publish (default: this one)")
     args = ap.parse_args(argv)
     if args.publish and (problem := "--publish: drop --no-ensembles (an ensemble's file is published)"
                          if args.no_ensembles else publish_problem(args.publish, bool(args.max_steps or args.model))):
         ap.error(problem)
+    if args.reuse_published and not args.publish:
+        ap.error("--reuse-published: reuses the files --publish DIR records; give --publish")
     specs = args.only or [s for g in (args.group or ["screen"]) for s in GROUPS[g]]
     for spec in specs:
         if not spec.startswith("zeroshot"):
@@ -111,8 +122,10 @@ def main(argv=None) -> None:
         elif spec.split("@", 1)[0] not in ZERO_SHOT or "@" not in spec:
             ap.error(f"argument --only: {spec!r} is not one of "
                      f"{', '.join(f'{h}@MODEL' for h in ZERO_SHOT)}")
-    study = Study(args.out, args.precision, args.max_steps, dict(args.model), args.eval_steps)
-    command = study_command(args.group or ["screen"], args.only, args.eval_steps)
+    command = study_command(args.group or ["screen"], args.only, args.eval_steps, args.precision)
+    study = Study(args.out, args.precision, args.max_steps, dict(args.model), args.eval_steps,
+                  publish=None if args.report else args.publish, reuse=args.reuse_published,
+                  command=command, machine=args.machine or this_machine())
     records, not_run = [], []
     for n, spec in enumerate(specs):
         stored = study.cache.get(study.key(spec))
@@ -129,7 +142,7 @@ def main(argv=None) -> None:
         store(KEY, result, args.record)
     print(markdown(result))
     if args.publish:
-        publish(ensembles, command, args.machine or this_machine(), args.publish)
+        publish(ensembles, command, study.machine, args.publish)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Each candidate's run (zero-shot scored here, trained through ``semrel fit``), kept in
-``OUT/results.json`` under a key of its settings, and the ensembles of the trained ones."""
+``OUT/results.json`` under a key of its settings (or stood for by its published files), and the
+ensembles of the trained ones, made from their prediction files."""
 
 from __future__ import annotations
 
@@ -29,16 +30,21 @@ from .candidates import (
     slug,
     spearman,
 )
+from .published import SPLITS, columns, publish_member, standing, write_member_files
 from .tables import fmt, fmt_ci
 
 
 class Study:
-    """The candidates' runs in ``out``, their stored records, the data they are scored on."""
+    """The candidates' runs in ``out``, their stored records, the data they are scored on;
+    ``publish``: the folder each trained candidate's files are published into (``reuse``: and
+    where published ones stand for their runs), by ``command`` on ``machine``."""
 
     def __init__(self, out: Path, precision: str, max_steps: int | None, models: dict[str, str],
-                 eval_steps: int | None = None):
+                 eval_steps: int | None = None, *, publish: Path | None = None, reuse: bool = False,
+                 command: str = "", machine: str = ""):
         self.out, self.precision, self.max_steps, self.models = out, precision, max_steps, models
         self.eval_steps = 1 if max_steps else eval_steps
+        self.publish, self.reuse, self.command, self.machine = publish, reuse, command, machine
         self.cache_file = out / "results.json"
         self.cache = json.loads(self.cache_file.read_text()) if self.cache_file.is_file() else {}
         self._data = None
@@ -72,20 +78,32 @@ class Study:
                     "results")
 
     def run(self, spec: str) -> dict:
-        key = self.key(spec)
+        """The candidate's record: stored, else (``reuse``) stood for by its published files,
+        else run; a trained one's files published (``publish``) unless they came from there."""
+        key, trained = self.key(spec), not spec.startswith("zeroshot")
         if key in self.cache:
             print(f"kept: {spec} (stored in {self.cache_file})", flush=True)
-            return self.cache[key]
-        folder = self.out / "runs" / slug(key)
-        print(f"--- {spec}", flush=True)
-        record = (self.zero_shot(spec) if spec.startswith("zeroshot") else
-                  self.trained(spec, folder))
-        record.update(candidate=canonical(spec), key=key, folder=str(folder),
-                      machine=f"{platform.node()} ({os.cpu_count()} CPUs)")
-        self.save(key, record)
-        print(f"    dev {fmt(record['dev'])} (epoch {record['kept_epoch']})  validation "
-              f"{fmt(record['validation']['spearman'])} {fmt_ci(record['validation']['spearman_ci'])}",
-              flush=True)
+            record = self.cache[key]
+        elif trained and self.reuse and (record := standing(spec, key, self.publish)) is not None:
+            print(f"kept: {record['files'][SPLITS[1]]} is published and stands for {spec}", flush=True)
+            self.save(key, record)
+        else:
+            folder = self.out / "runs" / slug(key)
+            print(f"--- {spec}", flush=True)
+            record = self.trained(spec, folder) if trained else self.zero_shot(spec)
+            record.update(candidate=canonical(spec), key=key, folder=str(folder),
+                          machine=f"{platform.node()} ({os.cpu_count()} CPUs)")
+            if trained:
+                record["files"] = write_member_files(folder, self.data.score_range)
+            self.save(key, record)
+            print(f"    dev {fmt(record['dev'])} (epoch {record['kept_epoch']})  validation "
+                  f"{fmt(record['validation']['spearman'])} {fmt_ci(record['validation']['spearman_ci'])}",
+                  flush=True)
+        if trained and "files" not in record:  # stored before its files were written
+            record["files"] = write_member_files(Path(record["folder"]), self.data.score_range)
+            self.save(key, record)
+        if trained and self.publish is not None and record["folder"] is not None:
+            publish_member(record, self.command, self.machine, self.publish)
         return record
 
     def model_path(self, name: str) -> str:
@@ -148,22 +166,28 @@ class Study:
                 "train_seconds": metrics["train_seconds"], "fit_seconds": seconds,
                 "omitted_groups": metrics["n_omitted_groups"], "precision": metrics["precision"]}
 
+    def labels(self, split: str) -> np.ndarray:
+        """The split's labels on the scale ``semrel fit`` records them (score range to [0, 1])."""
+        from semrel.trainers.data import scale_scores
+
+        return scale_scores(np.asarray(self.data.splits[split]["score"], dtype=np.float64),
+                            self.data.score_range, where=f"{DATASET}/{CONFIG}/{split}").astype(np.float64)
+
     def ensembles(self, records: list[dict], build: bool = True) -> list[dict]:
         """The set of 2 to :data:`MAX_MEMBERS` finished trained runs whose rank average scores
-        best on dev (ties: fewer members); its rank average and ridge stack, built, predicted on
-        validation and scored (module docstring). ``build=False``: the stored ones only."""
+        best on dev (ties: fewer members); its rank average and ridge stack, made from the members'
+        prediction files and scored on validation (module docstring). ``build=False``: the
+        stored ones only."""
         from semrel.trainers.combination import rank_average
-        from semrel.trainers.run_folder import SELECTION, check_same_rows, load_run
 
         trained = [r for r in records if r["kind"] != "zero-shot"]
         if len(trained) < 2:
             return []
-        dev = {r["candidate"]: load_run(r["folder"], SELECTION) for r in trained}
-        check_same_rows(list(dev.values()))
-        labels = next(iter(dev.values())).labels
+        scores = {r["candidate"]: columns(r, self.data.score_range) for r in trained}
+        dev = self.labels("dev")
         sets = [s for k in range(2, min(len(trained), MAX_MEMBERS) + 1)
                 for s in itertools.combinations([r["candidate"] for r in trained], k)]
-        scored = {s: spearman(rank_average(np.column_stack([dev[m].predictions for m in s])), labels)
+        scored = {s: spearman(rank_average(np.column_stack([scores[m]["dev"] for m in s])), dev)
                   for s in sets}
         best = max(sets, key=lambda s: (-np.inf if scored[s] is None else scored[s], -len(s)))
         by_name = {r["candidate"]: r for r in trained}
@@ -173,45 +197,50 @@ class Study:
             if key in self.cache:
                 print(f"kept: {method} ensemble of {' + '.join(best)}", flush=True)
             elif build:
-                self.save(key, self.ensemble(method, [by_name[m] for m in best], key, scored[best], dev))
+                self.save(key, self.ensemble(method, best, key, scored[best], scores))
             if key in self.cache:
                 out.append(self.cache[key])
         return out
 
-    def ensemble(self, method: str, members: list[dict], key: str, dev_rank: float, dev) -> dict:
-        digest = hashlib.sha256(key.encode()).hexdigest()[:12]
-        folder = self.out / "ensembles" / f"{method}-{len(members)}-{digest}"
-        if folder.exists():
-            import shutil
+    def ensemble(self, method: str, names: tuple[str, ...], key: str, dev_rank: float, scores: dict) -> dict:
+        """The members' validation scores combined as ``semrel ensemble --method METHOD`` over
+        their runs combines them: ``rank``, each member's quantile among its own validation
+        scores, averaged; ``ridge``, a ridge stack fit on their dev scores. Written as
+        ``validation.json`` in the ensemble's folder, on the dataset's scale as ``semrel predict``
+        writes it."""
+        from semrel.trainers.combination import rank_average
+        from semrel.trainers.data import unscale
+        from semrel.trainers.prediction import write_submission
+        from semrel.trainers.stacking import fit_learned_stack
 
-            shutil.rmtree(folder)  # no record of it: a cut-off build, made again (seconds)
-        seconds = cli.run_logged("ensemble", "--method", method,
-                                 *[a for m in members for a in ("--member", m["folder"])],
-                                 "--output", str(folder / "ensemble"))
-        file = folder / f"{SCORED}.json"
-        seconds += cli.run_logged("predict", *DATA, "--split", SCORED, "--model", str(folder / "ensemble"),
-                                  "--output", str(file))
-        predicted = json.loads(file.read_text())
+        start = time.perf_counter()
+        dev_x = np.column_stack([scores[n]["dev"] for n in names])
+        x = np.column_stack([scores[n][SCORED] for n in names])
+        if method == "rank":
+            predictions, dev_figure = rank_average(x, reference=list(x.T)), dev_rank
+        else:
+            fit_on = [{"data": f"{DATASET}/{CONFIG}", "split": "dev", "ids": [str(i) for i in range(len(dev_x))],
+                       "global_ids": False}]
+            stack = fit_learned_stack(dev_x, self.labels("dev"), learner=method, fit_on=fit_on)
+            predictions = stack.predict(x)
+            dev_figure = out_of_fold_stack(dev_x, self.labels("dev"), self.data.splits["dev"])
+        folder = self.out / "ensembles" / f"{method}-{len(names)}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+        write_submission(unscale(predictions, self.data.score_range), folder / f"{SCORED}.json")
         labels = np.asarray(self.data.splits[SCORED]["score"], dtype=np.float64)
-        predictions = np.array([predicted[str(i)] for i in range(len(labels))], dtype=np.float64)
-        names = [m["candidate"] for m in members]
-        dev_figure = dev_rank if method == "rank" else out_of_fold_stack(
-            [dev[n] for n in names], self.data.splits["dev"])
+        print(f"    {method} of {' + '.join(names)}: {folder / f'{SCORED}.json'}", flush=True)
         return {"kind": "ensemble", "method": method, "candidate": f"{method} of " + " + ".join(names),
-                "members": names, "dev": dev_figure, "dev_by_epoch": [], "kept_epoch": None,
+                "members": list(names), "dev": dev_figure, "dev_by_epoch": [], "kept_epoch": None,
                 "validation": interval_record(predictions, labels), "train_seconds": 0.0,
-                "build_seconds": seconds, "key": key, "folder": str(folder)}
+                "build_seconds": time.perf_counter() - start, "key": key, "folder": str(folder)}
 
 
-def out_of_fold_stack(runs, dev_rows, k: int = 5) -> float:
-    """Dev Spearman of a ridge stack scored only on rows it was not fit on: ``k`` folds of
-    dev's sentence pairs (both conditions of a pair in one fold), each predicted by the stack
-    fit on the others (:func:`semrel.trainers.stacking.fit_learned_stack`)."""
+def out_of_fold_stack(x: np.ndarray, y: np.ndarray, dev_rows, k: int = 5) -> float:
+    """Dev Spearman of a ridge stack of the members' dev scores ``x`` scored only on rows it was
+    not fit on: ``k`` folds of dev's sentence pairs (both conditions of a pair in one fold), each
+    predicted by the stack fit on the others (:func:`semrel.trainers.stacking.fit_learned_stack`)."""
     from semrel.dataset_scripts.splits import stratified_folds
     from semrel.trainers.stacking import fit_learned_stack
 
-    x = np.column_stack([r.predictions for r in runs])
-    y = runs[0].labels
     pairs = [json.dumps(p) for p in zip(dev_rows["sentence1"], dev_rows["sentence2"], strict=True)]
     unique = sorted(set(pairs))
     fold_of = dict(zip(unique, stratified_folds(unique, None, k, salt="c-sts-stack"), strict=True))

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from project import REPO, not_a_count, refused_before_running
@@ -33,15 +35,13 @@ def test_the_study_fits_on_carved_train_chooses_on_dev_and_scores_validation_onl
     done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     commands = [line for line in done.stdout.splitlines() if line.startswith("$ semrel")]
-    assert [c.split()[2] for c in commands] == ["fit", "fit", "ensemble", "predict", "ensemble", "predict"]
+    assert [c.split()[2] for c in commands] == ["fit", "fit"]  # the ensembles: from the members' files
     for fit in commands[:2]:
         assert "--dataset c-sts --config reannotated-dev" in fit
         assert "--eval-dataset c-sts --eval-config reannotated-dev --eval-split dev" in fit
         assert "--max-steps 2 --eval-steps 1" in fit
     assert "--encoder bi --epochs 1 --objective quad+mse --on-invalid omit" in commands[0]
     assert "--encoder cross --epochs 1" in commands[1]
-    assert "--method rank" in commands[2] and "--method ridge" in commands[4]
-    assert all("--split validation --model" in c for c in commands[3::2])
     assert "validation_invalid" not in done.stdout  # never scored, never named
 
     entry = json.loads(record.read_text())["c_sts_study"]
@@ -57,6 +57,7 @@ def test_the_study_fits_on_carved_train_chooses_on_dev_and_scores_validation_onl
         assert len(rows[trained]["dev_by_epoch"]) == 2 and rows[trained]["kept_epoch"] > 0  # every step
     assert [a["spearman"] for a in entry["anchors"]] == [0.475, 0.432, 0.436, 0.396, 0.717, 0.759, 0.739]
     stored = json.loads((out / "results.json").read_text())
+    stored_by_name = {r["candidate"]: r for r in stored.values()}
     assert {r["validation"]["n"] for r in stored.values()} == {2620}  # the labelled validation rows
     for r in stored.values():
         if r["kind"] in ("bi", "cross"):
@@ -66,11 +67,22 @@ def test_the_study_fits_on_carved_train_chooses_on_dev_and_scores_validation_onl
             dev = json.loads((out / "runs" / r["folder"].rsplit("/", 1)[1] /
                               "selection_predictions.json").read_text())
             assert (dev["data"], dev["split"], len(dev["labels"])) == ("c-sts/reannotated-dev", "dev", 1136)
+            files = {split: json.loads((tmp_path / path).read_text()) for split, path in r["files"].items()}
+            assert list(files["dev"]) == [str(i) for i in range(1136)]
+            assert np.allclose(list(files["validation"].values()), 1 + 4 * np.array(predictions["predictions"]),
+                               rtol=0, atol=1e-12)  # the 1-5 scale
         if r["kind"] == "ensemble":
             scored = json.loads((out / "ensembles" / r["folder"].rsplit("/", 1)[1] / "validation.json").read_text())
             assert len(scored) == 2620
+            folders = [stored_by_name[m]["folder"] for m in r["members"]]
+            built = ensemble_of_the_runs(r["method"], folders, tmp_path, env)
+            # as semrel ensemble + semrel predict give them: predict scores validation again, so a score tied
+            # with its reference may move half its tie group (the tiny model ties often): 3 ranks of 2,620
+            atol = 3 * 4 / 2620 if r["method"] == "rank" else 1e-8
+            assert np.allclose(list(scored.values()), built, rtol=0, atol=atol), r["method"]
 
-    # run again: everything is kept, nothing trained, built or scored again; --publish copies the ensemble's file
+    # run again: everything is kept, nothing trained, built or scored again; --publish copies each member's
+    # two files and the ensemble's
     published = tmp_path / "benchmarks"
     again = subprocess.run([*argv, "--publish", str(published)], cwd=tmp_path, env=env, capture_output=True,
                            text=True, timeout=1800)
@@ -79,12 +91,41 @@ def test_the_study_fits_on_carved_train_chooses_on_dev_and_scores_validation_onl
     assert json.loads(record.read_text())["c_sts_study"]["rows"] == entry["rows"]
     ensembles = [r for r in stored.values() if r["kind"] == "ensemble"]  # rank, then ridge (sorted keys)
     best = max(ensembles, key=lambda r: -2 if r["dev"] is None else r["dev"])  # a tie keeps the rank average
-    [(name, published_entry)] = json.loads((published / "results.json").read_text())["prediction_files"].items()
-    assert name == f"predictions/c-sts/{best['method']}-bi-minilm+cross-minilm/validation.json"
+    entries = json.loads((published / "results.json").read_text())["prediction_files"]
+    name = f"predictions/c-sts/{best['method']}-bi-minilm+cross-minilm/validation.json"
+    members = [f"predictions/c-sts/member-{m}/{split}.json" for m in
+               ("bi-minilm-epochs1-objectivequad+mse-on-invalidomit", "cross-minilm-epochs1")
+               for split in ("dev", "validation")]
+    assert sorted(entries) == sorted([*members, name])
     assert (published / name).read_bytes() == (tmp_path / best["folder"] / "validation.json").read_bytes()
     rho = best["validation"]["spearman"]
-    assert published_entry["figure"] == {"spearman": None if rho is None else round(rho, 4)}
-    assert check_entries(published / "results.json", mirror=mirror) == 1  # 2,620 keys "0" ... "2619"
+    assert entries[name]["figure"] == {"spearman": None if rho is None else round(rho, 4)}
+    assert entries[members[1]]["figure"]["record"]["candidate"] == QUAD
+    assert check_entries(published / "results.json", mirror=mirror) == 5  # 2,620 keys "0" ... "2619"; dev 1,136
+
+    # a fresh machine: only the published files are left, and they stand for the trained candidates
+    shutil.rmtree(out)
+    record.unlink()
+    fresh = subprocess.run([*argv, "--publish", str(published), "--reuse-published"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=1800)
+    assert fresh.returncode == 0, fresh.stderr[-3000:]
+    assert "$ semrel" not in fresh.stdout and fresh.stdout.count("is published and stands for") == 2
+    assert json.loads(record.read_text())["c_sts_study"]["rows"] == entry["rows"]  # the same figures
+    assert (published / name).read_bytes() == (tmp_path / best["folder"] / "validation.json").read_bytes()
+    assert check_entries(published / "results.json", mirror=mirror) == 5
+
+
+def ensemble_of_the_runs(method, folders, cwd, env):
+    """``semrel ensemble --method METHOD`` over the run folders, its validation scores by ``semrel predict``."""
+    out = cwd / f"built-{method}"
+    for argv in (["ensemble", "--method", method, *(a for f in folders for a in ("--member", f)), "--output",
+                  str(out / "ensemble")],
+                 ["predict", "--dataset", "c-sts", "--config", "reannotated-dev", "--split", "validation",
+                  "--model", str(out / "ensemble"), "--output", str(out / "validation.json")]):
+        done = subprocess.run([sys.executable, "-m", "semrel", *argv], cwd=cwd, env=env, capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+    return list(json.loads((out / "validation.json").read_text()).values())
 
 
 @pytest.mark.parametrize("args, words", [
@@ -94,6 +135,7 @@ def test_the_study_fits_on_carved_train_chooses_on_dev_and_scores_validation_onl
     (["--only", "zeroshot-prefx@minilm"], "argument --only: 'zeroshot-prefx@minilm' is not one of "
                                           "zeroshot@MODEL, zeroshot-prefix@MODEL, zeroshot-pair@MODEL"),
     (["--publish", "d", "--no-ensembles"], "--publish: drop --no-ensembles (an ensemble's file is published)"),
+    (["--reuse-published"], "--reuse-published: reuses the files --publish DIR records; give --publish"),
 ])
 def test_a_mistake_is_one_line_before_anything_runs(args, words, tmp_path):
     refused_before_running(SCRIPT, args, words, tmp_path, "--out")
