@@ -35,7 +35,7 @@ from project import REPO
 
 VENV = REPO / ".venv-label-studio"
 EXECUTABLE = VENV / "bin" / "label-studio"
-MISSING = f"Label Studio is not installed in {VENV}: run `make setup` (or `make .venv-label-studio/.installed`)"
+MISSING = f"Label Studio is not installed in {VENV}: run `make servers` (or `make .venv-label-studio/.installed`)"
 START_TIMEOUT = 240
 ADMIN = "admin@semrel.test"
 DATABASE = "label_studio.sqlite3"  # in the data folder

@@ -29,7 +29,7 @@ from semrel.annotation.potato import read_answers, write_task
 from semrel.metrics.errors import DataValidationError
 
 VENV = REPO / ".venv-potato"
-MISSING = f"Potato is not installed in {VENV}: run `make setup` (or `make .venv-potato/.installed`)"
+MISSING = f"Potato is not installed in {VENV}: run `make servers` (or `make .venv-potato/.installed`)"
 WORDS = ("red", "blue", "green", "yellow", "circle", "square", "triangle", "star", "a", "the")
 
 
