@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from semrel.publishing.prediction_files import Prediction, published, read_row_scores
+from semrel.publishing.prediction_files import Prediction, published, read_row_scores, same_ids
 from semrel.publishing.prediction_files import publish_or_exit as publish_files
 
 from .candidates import CONFIG, DATASET, SCORED, canonical
@@ -47,12 +47,18 @@ def write_member_files(folder: Path, score_range: tuple[float, float]) -> dict[s
     return files
 
 
-def columns(record: dict, score_range: tuple[float, float]) -> dict[str, np.ndarray]:
-    """A trained candidate's scores by split, read from its files (``record["files"]``), on the
-    label scale [0, 1] its run scored them on (``(s − lo) / (hi − lo)``)."""
+def columns(record: dict, score_range: tuple[float, float], rows: dict[str, int]) -> dict[str, np.ndarray]:
+    """A trained candidate's scores by split, read from its files (``record["files"]``), each
+    holding every one of the split's ``rows[split]`` keys once (else the file, the row and the
+    rule), on the label scale [0, 1] its run scored them on (``(s − lo) / (hi − lo)``)."""
     lo, hi = score_range
-    return {split: (np.asarray(read_row_scores(record["files"][split]).scores, dtype=np.float64) - lo) / (hi - lo)
-            for split in SPLITS}
+    scores = {}
+    for split in SPLITS:
+        found = read_row_scores(record["files"][split])
+        same_ids(found, [str(i) for i in range(rows[split])], f"{DATASET}/{CONFIG}/{split}", "key")
+        by_row = dict(zip(found.ids, found.scores, strict=True))
+        scores[split] = (np.array([by_row[str(i)] for i in range(rows[split])], dtype=np.float64) - lo) / (hi - lo)
+    return scores
 
 
 def publish_member(record: dict, command: str, machine: str, into: Path) -> None:

@@ -183,7 +183,8 @@ class Study:
         trained = [r for r in records if r["kind"] != "zero-shot"]
         if len(trained) < 2:
             return []
-        scores = {r["candidate"]: columns(r, self.data.score_range) for r in trained}
+        rows = {split: len(self.data.splits[split]) for split in SPLITS}
+        scores = {r["candidate"]: columns(r, self.data.score_range, rows) for r in trained}
         dev = self.labels("dev")
         sets = [s for k in range(2, min(len(trained), MAX_MEMBERS) + 1)
                 for s in itertools.combinations([r["candidate"] for r in trained], k)]
@@ -197,15 +198,16 @@ class Study:
             if key in self.cache:
                 print(f"kept: {method} ensemble of {' + '.join(best)}", flush=True)
             elif build:
-                self.save(key, self.ensemble(method, best, key, scored[best], scores))
+                self.save(key, self.ensemble(method, best, key, scored[best], scores, dev))
             if key in self.cache:
                 out.append(self.cache[key])
         return out
 
-    def ensemble(self, method: str, names: tuple[str, ...], key: str, dev_rank: float, scores: dict) -> dict:
+    def ensemble(self, method: str, names: tuple[str, ...], key: str, dev_rank: float, scores: dict,
+                 dev: np.ndarray) -> dict:
         """The members' validation scores combined as ``semrel ensemble --method METHOD`` over
         their runs combines them: ``rank``, each member's quantile among its own validation
-        scores, averaged; ``ridge``, a ridge stack fit on their dev scores. Written as
+        scores, averaged; ``ridge``, a ridge stack fit on their dev scores and the ``dev`` labels. Written as
         ``validation.json`` in the ensemble's folder, on the dataset's scale as ``semrel predict``
         writes it."""
         from semrel.trainers.combination import rank_average
@@ -221,9 +223,9 @@ class Study:
         else:
             fit_on = [{"data": f"{DATASET}/{CONFIG}", "split": "dev", "ids": [str(i) for i in range(len(dev_x))],
                        "global_ids": False}]
-            stack = fit_learned_stack(dev_x, self.labels("dev"), learner=method, fit_on=fit_on)
+            stack = fit_learned_stack(dev_x, dev, learner=method, fit_on=fit_on)
             predictions = stack.predict(x)
-            dev_figure = out_of_fold_stack(dev_x, self.labels("dev"), self.data.splits["dev"])
+            dev_figure = out_of_fold_stack(dev_x, dev, self.data.splits["dev"])
         folder = self.out / "ensembles" / f"{method}-{len(names)}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
         write_submission(unscale(predictions, self.data.score_range), folder / f"{SCORED}.json")
         labels = np.asarray(self.data.splits[SCORED]["score"], dtype=np.float64)

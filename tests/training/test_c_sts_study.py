@@ -148,3 +148,18 @@ def test_results_page_shows_the_study_of_results_json():
     stored = json.loads((REPO / "benchmarks" / "results.json").read_text(encoding="utf-8"))[KEY]
     page = (REPO / "benchmarks" / "results" / "c-sts.md").read_text(encoding="utf-8")
     assert markdown(stored) in page
+
+
+def test_a_member_file_that_lacks_a_row_is_refused_naming_it(tmp_path):
+    from benchmarks.c_sts_study.published import columns
+    from semrel.metrics.errors import DataValidationError
+
+    files = {"dev": tmp_path / "dev.json", "validation": tmp_path / "validation.json"}
+    files["dev"].write_text(json.dumps({"1": 5.0, "0": 1.0, "2": 3.0}), encoding="utf-8")
+    files["validation"].write_text(json.dumps({"0": 2.0, "1": 4.0}), encoding="utf-8")
+    record = {"files": {split: str(path) for split, path in files.items()}}
+    with pytest.raises(DataValidationError, match=r"validation.json: every key of c-sts/reannotated-dev/validation "
+                                                  r"must be predicted: 1 missing \(first 2, row 3 of 3\)"):
+        columns(record, (1.0, 5.0), {"dev": 3, "validation": 3})
+    scores = columns(record, (1.0, 5.0), {"dev": 3, "validation": 2})
+    assert scores["dev"].tolist() == [0.0, 1.0, 0.5]  # by row, on the label scale
