@@ -40,7 +40,8 @@ table of benchmarks/results/c-sts.md. ``--publish``: each trained candidate's tw
 finishes (:mod:`c_sts_study.published`), then the best ensemble's (:func:`publish`; ``--report
 --publish``: the stored study's file, nothing run). ``--reuse-published``: a trained candidate
 whose files are published is not trained again, its files stand for it (a study that spans fresh
-machines, a candidate at a time). Not part of the test suite.
+machines, a candidate at a time). ``--write-results``: the best ensemble's validation figure as
+C-STS's best fine-tuned figure (RESULTS' cell) in ``DIR/results.json``. Not part of the test suite.
 
     nice -n 5 python benchmarks/bench_c_sts.py --group screen --record benchmarks/results.json
     python benchmarks/bench_c_sts.py --group screen --report          # the stored table
@@ -55,11 +56,11 @@ from pathlib import Path
 
 from c_sts_study.candidates import GROUPS, ZERO_SHOT, canonical, fit_flags
 from c_sts_study.runs import Study
-from c_sts_study.tables import KEY, entry, markdown, publish
+from c_sts_study.tables import KEY, entry, fine_tuned_cell, markdown, publish
 
 from semrel import cli
 from semrel.publishing.prediction_files import add_publish_flag, publish_problem, this_machine
-from semrel.publishing.results import store
+from semrel.publishing.results import store, store_fine_tuned
 
 
 def model_override(text: str) -> tuple[str, str]:
@@ -105,13 +106,19 @@ def main(argv=None) -> None:
     ap.add_argument("--reuse-published", action="store_true",
                     help="a trained candidate whose files --publish DIR records is not trained again: "
                          "they stand for it (a study that spans fresh machines)")
-    ap.add_argument("--machine", help="the machine results.json names for --publish (default: this one)")
+    ap.add_argument("--machine", help="the machine results.json names for --publish and --write-results "
+                                      "(default: this one)")
+    ap.add_argument("--write-results", action="store_true",
+                    help="store the ensemble best on dev as C-STS's best fine-tuned figure (RESULTS' "
+                         "c-sts cell) in --publish DIR's results.json")
     args = ap.parse_args(argv)
     if args.publish and (problem := "--publish: drop --no-ensembles (an ensemble's file is published)"
                          if args.no_ensembles else publish_problem(args.publish, bool(args.max_steps or args.model))):
         ap.error(problem)
     if args.reuse_published and not args.publish:
         ap.error("--reuse-published: reuses the files --publish DIR records; give --publish")
+    if args.write_results and not args.publish:
+        ap.error("--write-results: the cell names the published file's figure; give --publish")
     specs = args.only or [s for g in (args.group or ["screen"]) for s in GROUPS[g]]
     for spec in specs:
         if not spec.startswith("zeroshot"):
@@ -143,6 +150,10 @@ def main(argv=None) -> None:
     print(markdown(result))
     if args.publish:
         publish(ensembles, command, study.machine, args.publish)
+    if args.write_results:
+        store_fine_tuned("c-sts", fine_tuned_cell(ensembles, command, study.machine),
+                         Path(args.publish) / "results.json")
+        print(f"stored: C-STS's best fine-tuned figure in {Path(args.publish) / 'results.json'}")
 
 
 if __name__ == "__main__":

@@ -67,8 +67,9 @@ EXEMPT = {
         "trains the whole study on a GPU (days on a CPU); tests/training/test_languages_script.py runs "
         "it with --jobs for one language with a tiny model",
     "python benchmarks/bench_c_sts.py --only 'cross@mpnet,epochs=3,learning_rate=3e-5' --only 'bi@mpnet,epochs=4' "
-    "--only 'bi@mpnet,epochs=3' --eval-steps 160 --precision bf16 --out runs/c-sts --publish --reuse-published":
-        "trains three all-mpnet-base-v2 members (hours on a CPU) and publishes into the checkout; "
+    "--only 'bi@mpnet,epochs=3' --eval-steps 160 --precision bf16 --out runs/c-sts --publish --reuse-published "
+    "--write-results":
+        "trains three all-mpnet-base-v2 members (hours on a CPU), publishes and stores into the checkout; "
         "tests/training/test_c_sts_study.py reruns the same script from its published files",
     "python benchmarks/bench_c_sts.py --group screen --record benchmarks/results.json":
         "trains four MiniLM encoders for an hour or more on a CPU; tests/training/test_c_sts_study.py "

@@ -83,14 +83,33 @@ def markdown(study: dict) -> str:
     return "\n".join(lines)
 
 
-def publish(ensembles: list[dict], command: str, machine: str, into: Path) -> None:
-    """``--publish``: the validation file (``{"0": score, ...}``) of the ensemble best on dev (a tie: the
-    rank average, built first) into ``benchmarks/predictions/c-sts/<method>-<members>/`` and results.json."""
+def best_ensemble(ensembles: list[dict]) -> dict:
+    """The ensemble best on dev (a tie: the rank average, built first)."""
     if not ensembles:
-        raise SystemExit("--publish: no ensemble to publish (it needs 2 finished trained candidates)")
-    best = max(ensembles, key=lambda r: -np.inf if r["dev"] is None else r["dev"])
+        raise SystemExit("no ensemble to publish or store (it needs 2 finished trained candidates)")
+    return max(ensembles, key=lambda r: -np.inf if r["dev"] is None else r["dev"])
+
+
+def publish(ensembles: list[dict], command: str, machine: str, into: Path) -> None:
+    """``--publish``: the validation file (``{"0": score, ...}``) of :func:`best_ensemble` into
+    ``benchmarks/predictions/c-sts/<method>-<members>/`` and results.json."""
+    best = best_ensemble(ensembles)
     recipe = best["method"] + "-" + "+".join(m.split(",")[0].replace("@", "-") for m in best["members"])
     rho = best["validation"]["spearman"]  # None: undefined (constant predictions)
     print("published:", *publish_files([Prediction(Path(best["folder"]) / f"{SCORED}.json", DATASET, CONFIG, SCORED,
                                                    recipe, {"spearman": rho and round(rho, 4)})],
                                        command=command, machine=machine, into=into))
+
+
+METHOD_NAMES = {"rank": "rank average", "ridge": "ridge stack"}
+PROTOCOL = ("open re-annotation: trained on reannotated-dev train (10,206 rows), epochs and members chosen "
+            "on its dev (1,136), scored on validation (2,620 rows, Tu et al.'s human labels; the 214 "
+            "invalid never scored)")
+
+
+def fine_tuned_cell(ensembles: list[dict], command: str, machine: str) -> dict:
+    """``--write-results``: RESULTS' c-sts cell, :func:`best_ensemble`'s validation Spearman."""
+    best = best_ensemble(ensembles)
+    return {"spearman": round(best["validation"]["spearman"], 4),
+            "model": " + ".join(best["members"]) + f", {METHOD_NAMES[best['method']]}, chosen on dev",
+            "protocol": PROTOCOL, "machine": machine, "command": command}

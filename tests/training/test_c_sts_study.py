@@ -13,8 +13,10 @@ import sys
 
 import numpy as np
 import pytest
+from scipy.stats import spearmanr
 
 from project import REPO, not_a_count, refused_before_running
+from semrel.dataset_scripts.pairs import load_pairs
 from semrel.publishing.prediction_files import check_entries
 from trainer_fixtures import tiny_encoder
 
@@ -106,13 +108,22 @@ def test_the_study_fits_on_carved_train_chooses_on_dev_and_scores_validation_onl
     # a fresh machine: only the published files are left, and they stand for the trained candidates
     shutil.rmtree(out)
     record.unlink()
-    fresh = subprocess.run([*argv, "--publish", str(published), "--reuse-published"], cwd=tmp_path, env=env,
-                           capture_output=True, text=True, timeout=1800)
+    fresh = subprocess.run([*argv, "--publish", str(published), "--reuse-published", "--write-results",
+                            "--machine", "2-core CPU"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=1800)
     assert fresh.returncode == 0, fresh.stderr[-3000:]
     assert "$ semrel" not in fresh.stdout and fresh.stdout.count("is published and stands for") == 2
     assert json.loads(record.read_text())["c_sts_study"]["rows"] == entry["rows"]  # the same figures
     assert (published / name).read_bytes() == (tmp_path / best["folder"] / "validation.json").read_bytes()
     assert check_entries(published / "results.json", mirror=mirror) == 5
+    # --write-results: the cell is the published ensemble's figure, re-scored here from its file
+    cell = json.loads((published / "results.json").read_text())["fine_tuned"]["c-sts"]
+    labels = load_pairs("c-sts", "reannotated-dev").splits["validation"]["score"]
+    rho = spearmanr(list(json.loads((published / name).read_text()).values()), labels).statistic
+    assert cell["spearman"] == round(rho, 4)
+    assert cell["model"] == (f"{QUAD} + cross@minilm,epochs=1, "
+                             f"{'rank average' if best['method'] == 'rank' else 'ridge stack'}, chosen on dev")
+    assert cell["machine"] == "2-core CPU" and cell["command"].startswith("python benchmarks/bench_c_sts.py --only")
 
 
 def ensemble_of_the_runs(method, folders, cwd, env):
@@ -136,6 +147,7 @@ def ensemble_of_the_runs(method, folders, cwd, env):
                                           "zeroshot@MODEL, zeroshot-prefix@MODEL, zeroshot-pair@MODEL"),
     (["--publish", "d", "--no-ensembles"], "--publish: drop --no-ensembles (an ensemble's file is published)"),
     (["--reuse-published"], "--reuse-published: reuses the files --publish DIR records; give --publish"),
+    (["--write-results"], "--write-results: the cell names the published file's figure; give --publish"),
 ])
 def test_a_mistake_is_one_line_before_anything_runs(args, words, tmp_path):
     refused_before_running(SCRIPT, args, words, tmp_path, "--out")
