@@ -151,9 +151,9 @@ def main(argv=None) -> None:
     if args.publish:
         publish(ensembles, command, study.machine, args.publish)
     if args.write_results:
-        store_fine_tuned("c-sts", fine_tuned_cell(ensembles, command, study.machine),
-                         Path(args.publish) / "results.json")
-        print(f"stored: C-STS's best fine-tuned figure in {Path(args.publish) / 'results.json'}")
+        results = Path(args.publish) / "results.json"
+        store_fine_tuned("c-sts", fine_tuned_cell(ensembles, command, study.machine), results)
+        print(f"stored: C-STS's best fine-tuned figure in {results}")
 
 
 if __name__ == "__main__":

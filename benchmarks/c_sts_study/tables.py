@@ -110,6 +110,9 @@ PROTOCOL = ("open re-annotation: trained on reannotated-dev train (10,206 rows),
 def fine_tuned_cell(ensembles: list[dict], command: str, machine: str) -> dict:
     """``--write-results``: RESULTS' c-sts cell, :func:`best_ensemble`'s validation Spearman."""
     best = best_ensemble(ensembles)
+    if best["validation"]["spearman"] is None:
+        raise SystemExit(f"--write-results: {best['candidate']} has no validation Spearman (constant "
+                         "predictions); nothing stored")
     return {"spearman": round(best["validation"]["spearman"], 4),
             "model": " + ".join(best["members"]) + f", {METHOD_NAMES[best['method']]}, chosen on dev",
             "protocol": PROTOCOL, "machine": machine, "command": command}

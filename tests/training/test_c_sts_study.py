@@ -175,3 +175,12 @@ def test_a_member_file_that_lacks_a_row_is_refused_naming_it(tmp_path):
         columns(record, (1.0, 5.0), {"dev": 3, "validation": 3})
     scores = columns(record, (1.0, 5.0), {"dev": 3, "validation": 2})
     assert scores["dev"].tolist() == [0.0, 1.0, 0.5]  # by row, on the label scale
+
+
+def test_an_ensemble_without_a_validation_figure_is_not_stored():
+    from benchmarks.c_sts_study.tables import fine_tuned_cell
+
+    constant = {"method": "rank", "members": ["a", "b"], "candidate": "rank of a + b", "dev": 0.5,
+                "validation": {"spearman": None}}
+    with pytest.raises(SystemExit, match=r"rank of a \+ b has no validation Spearman \(constant predictions\)"):
+        fine_tuned_cell([constant], "python benchmarks/bench_c_sts.py", "2-core CPU")
